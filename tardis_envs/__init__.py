@@ -1,0 +1,72 @@
+"""tardis_envs: PettingZoo environments for Doctor Who tabletop games over numba kernels.
+
+>>> import tardis_envs
+>>> env = tardis_envs.make("tardis_run_v0", render_mode="ansi")
+>>> tardis_envs.ENV_IDS
+('tardis_run_v0',)
+
+Every game is also registered with PettingZoo's own registry when the installed
+PettingZoo has one: ``pettingzoo.make("aec", "tardis_envs/tardis_run_v0")``.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+__version__ = "0.1.0"
+
+# Registered games: env id -> module. Only complete games are listed; the other
+# rulebooks' games join as they land (see README.md for their status).
+_MODULES = {
+    "tardis_run_v0": "tardis_envs.tardis_run_v0",
+}
+ENV_IDS: tuple[str, ...] = tuple(_MODULES)
+
+
+def env_module(env_id: str):
+    """The per-game module (``env``, ``raw_env``, ``Game``, ``SPEC``) of ``env_id``."""
+    if env_id not in _MODULES:
+        raise ValueError(f"unknown env id {env_id!r}; registered: {', '.join(ENV_IDS)}")
+    return importlib.import_module(_MODULES[env_id])
+
+
+def make(env_id: str, config: str | Path | None = None, **kwargs: Any):
+    """``<env_id>.env(**kwargs)``; with ``config``, rule options come from that YAML
+    file first (``options:`` section) and keyword arguments override them."""
+    options: dict[str, Any] = {}
+    if config is not None:
+        from .core.options import load_config
+
+        data = load_config(config)
+        if data.get("env_id") not in (None, env_id):
+            raise ValueError(f"config file {str(config)!r} is for {data['env_id']!r}, not {env_id!r}")
+        options.update(data["options"])
+    options.update(kwargs)
+    return env_module(env_id).env(**options)
+
+
+def _register_with_pettingzoo() -> None:
+    try:
+        from pettingzoo import register
+    except ImportError:  # older PettingZoo without a registry
+        return
+    for env_id, module in _MODULES.items():
+        try:
+            register("aec", f"tardis_envs/{env_id}", entry_point=f"{module}:env")
+        except Exception:  # already registered (module reloaded)
+            pass
+
+
+_register_with_pettingzoo()
+
+
+def __getattr__(name: str):
+    # ``from tardis_envs import tardis_run_v0`` and ``tardis_envs.tardis_run_v0``
+    # import the game lazily, so ``import tardis_envs`` stays cheap.
+    if name in _MODULES:
+        return importlib.import_module(_MODULES[name])
+    raise AttributeError(f"module 'tardis_envs' has no attribute {name!r}")
+
+
+__all__ = ["ENV_IDS", "make", "env_module", "__version__", *ENV_IDS]

@@ -1,0 +1,230 @@
+"""The PettingZoo AEC base class shared by every game, and the ``env()`` factory.
+
+The env class only moves arrays between PettingZoo and the game's kernels:
+the state is one flat ``int64`` array (:mod:`tardis_envs.core.state`), the
+legal-action mask is recomputed by a kernel after each step, and observations
+are written by a kernel into a fresh ``float32`` array on ``observe``.
+
+Illegal actions (``illegal_action`` option):
+
+* ``"terminate"`` (default, the PettingZoo classic convention): the offender
+  gets -1, every other seat 0, the game ends, and a warning names the action.
+  This is done here rather than by ``TerminateIllegalWrapper`` so that the
+  unwrapped env behaves the same and a step costs one observation less.
+* ``"raise"``: ``ValueError`` naming the action, the phase and the legal
+  actions; the state is left untouched.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import Game
+from .rng import seed_to_key
+from .state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
+
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+class TardisAECEnv(AECEnv, EzPickle):
+    """AEC env over one game's numba kernels. Subclasses set ``game_class``."""
+
+    game_class: ClassVar[type[Game]]
+    metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate", **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, **options)
+        super().__init__()
+        env_id = self.game_class.spec.env_id
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"{env_id}: render_mode {render_mode!r} is not supported; use one of {RENDER_MODES} or None")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"{env_id}: illegal_action {illegal_action!r}; expected one of {ILLEGAL_ACTION_MODES}")
+        self.game = self.game_class(**options)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        game = self.game
+        self.possible_agents = list(game.agent_names)
+        self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=game.observation_low, high=game.observation_high, shape=game.observation_shape, dtype=np.float32
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        self._mask = np.zeros(game.num_actions, dtype=np.int8)
+        self._no_actions = np.zeros(game.num_actions, dtype=np.int8)
+        self._obs_size = int(np.prod(game.observation_shape))
+        self._seed_source = np.random.default_rng()
+        self._state = game.new_state(seed_to_key(None))
+        self._reset_bookkeeping()
+
+    # --- spaces -----------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- lifecycle ---------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. ``seed`` fixes every chance event of the game.
+
+        Without a seed the next key comes from a Python generator that was
+        itself seeded by the last explicit seed (or by OS entropy), so a
+        seeded env followed by unseeded resets is still reproducible.
+        """
+        if options:
+            raise ValueError(
+                f"{self.game.spec.env_id}: reset(options=...) is not used; pass rule options to env(...) instead"
+            )
+        if seed is not None:
+            key = seed_to_key(seed)
+            self._seed_source = np.random.default_rng(key)
+        else:
+            key = int(self._seed_source.integers(0, 2**63 - 1))
+        self._state = self.game.new_state(key)
+        self._reset_bookkeeping()
+
+    def _reset_bookkeeping(self) -> None:
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._sync()
+
+    def _sync(self) -> None:
+        """Read the header of the state into PettingZoo's dicts after a change."""
+        state = self._state
+        self.game.kernels.legal_mask(state, self.game.tables, self._mask)
+        self.agent_selection = self.possible_agents[int(state[CURRENT_PLAYER])]
+        status = int(state[STATUS])
+        if status != RUNNING:
+            for seat, agent in enumerate(self.possible_agents):
+                if agent in self.rewards:
+                    self.rewards[agent] = float(state[REWARDS + seat])
+                    self.terminations[agent] = status == TERMINATED
+                    self.truncations[agent] = status == TRUNCATED
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            action = -1
+        if not 0 <= action < self.game.num_actions or not self._mask[action]:
+            self._illegal(agent, action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.game.kernels.step(self._state, self.game.tables, action)
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        self._sync()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal(self, agent: str, action: int) -> None:
+        legal = [int(a) for a in np.flatnonzero(self._mask)]
+        phase = self.game.describe(self._state).get("phase", "?")
+        words = ", ".join(f"{a} ({self.game.action_to_string(self._state, a)})" for a in legal)
+        message = f"{self.game.spec.env_id}: illegal action {action} by {agent} in phase {phase!r}; legal actions: {words}"
+        if self.illegal_action == "raise":
+            raise ValueError(message)
+        warnings.warn(message + ". The game ends; the offender gets -1.", stacklevel=3)
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = {a: True for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[agent] = -1.0
+        self._accumulate_rewards()
+        # The kernels see a finished game too (empty masks, batched semantics).
+        self._state[STATUS] = TERMINATED
+        for seat in range(self.game.num_players):
+            self._state[REWARDS + seat] = 0
+        self._state[REWARDS + self.agent_name_mapping[agent]] = -1
+        self._mask[:] = 0
+
+    # --- observations ---------------------------------------------------------------
+    def observe(self, agent: str) -> dict:
+        seat = self.agent_name_mapping[agent]
+        flat = np.empty(self._obs_size, dtype=np.float32)
+        self.game.kernels.observe(self._state, self.game.tables, seat, flat)
+        mine = agent == self.agent_selection and int(self._state[STATUS]) == RUNNING
+        mask = self._mask.copy() if mine else self._no_actions.copy()
+        return {"observation": flat.reshape(self.game.observation_shape), "action_mask": mask}
+
+    # --- state, words, drawing ---------------------------------------------------------
+    def get_state(self) -> np.ndarray:
+        """A copy of the complete game state, generator included."""
+        return self._state.copy()
+
+    def set_state(self, state: np.ndarray) -> None:
+        """Restore a state from :meth:`get_state` exactly (validated first)."""
+        self._state = self.game.check_state(state)
+        self._reset_bookkeeping()
+        self.rewards = {a: 0.0 for a in self.agents}
+
+    def describe(self) -> dict:
+        return self.game.describe(self._state)
+
+    def action_to_string(self, action: int) -> str:
+        return self.game.action_to_string(self._state, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        return self.game.string_to_action(self._state, text)
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the agent to move (empty once the game is over)."""
+        return [int(a) for a in np.flatnonzero(self._mask)]
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to env()")
+            return None
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(self._state)
+        text = self.game.render_ansi(self._state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def make_env_factory(raw_env_class: type[TardisAECEnv]):
+    """Build the ``env()`` of a game: ``raw_env`` wrapped as PettingZoo classic does."""
+
+    def env(**kwargs: Any) -> AECEnv:
+        wrapped = raw_env_class(**kwargs)
+        if wrapped.illegal_action == "terminate":
+            # In "raise" mode our own ValueError (naming phase and legal actions)
+            # must reach the user instead of the wrapper's bare AssertionError.
+            wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+        return wrappers.OrderEnforcingWrapper(wrapped)
+
+    env.__doc__ = (
+        f"{raw_env_class.game_class.spec.name} as a wrapped PettingZoo AEC env "
+        "(AssertOutOfBoundsWrapper in terminate mode, OrderEnforcingWrapper); keyword arguments are rule options, "
+        "`render_mode` and `illegal_action`."
+    )
+    return env

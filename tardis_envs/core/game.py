@@ -1,0 +1,166 @@
+"""What every game provides: a frozen ``GameSpec`` and a ``Game`` bound to options.
+
+A game folder ``tardis_envs/games/<game>/`` holds
+
+* ``rules.py``   – the numba kernels over the flat state (no Python objects);
+* ``content.py`` – loading and validating the shipped data into integer tables;
+* ``game.py``    – the :class:`Game` subclass: options -> tables, and the
+  Python views of a state (``describe``, notation, state validation);
+* ``render.py``  – text and image drawing;
+* ``env.py``     – the PettingZoo ``raw_env``/``env`` (a few lines);
+* ``content/``   – YAML data shipped inside the package.
+
+Kernel contract (every game, same signatures, so the batched API and agents
+work for all of them):
+
+``init(state, tables)``
+    ``state`` is zero except ``RNG_KEY``; set up the opening position.
+``step(state, tables, action)``
+    apply a *legal* action of ``state[CURRENT_PLAYER]``; write ``STATUS`` and
+    ``REWARDS`` (see :mod:`tardis_envs.core.state`).
+``legal_mask(state, tables, out)``
+    ``out`` is ``int8[num_actions]``: 1 for each legal action of the player to
+    move, all zero once the game is over.
+``observe(state, tables, player, out)``
+    ``out`` is the flat ``float32`` observation of ``player``, showing only
+    what that seat may know.
+``batch_reset`` / ``batch_step``
+    the game's instantiation of :mod:`tardis_envs.core.batch` (a ``prange``
+    over games calling the shared per-game bodies with the kernels above).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping
+
+import numpy as np
+
+from .options import Option, validate_options
+from .state import CURRENT_PLAYER, HEADER_SIZE, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Static facts of one game, read by the env, the docs table and the tests."""
+
+    env_id: str
+    name: str
+    version: int
+    rulebook: str
+    min_players: int
+    max_players: int
+    chance: bool
+    hidden_information: bool
+    status: str
+    options: Mapping[str, Option] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """The numba dispatchers of one game (see the module docstring)."""
+
+    init: Callable
+    step: Callable
+    legal_mask: Callable
+    observe: Callable
+    batch_reset: Callable
+    batch_step: Callable
+
+
+class Game:
+    """One game's rules bound to one set of rule options.
+
+    Subclasses set ``spec`` and ``kernels`` and, in ``_build``, the attributes
+    ``tables`` (``int64`` content and option table), ``num_players``,
+    ``agent_names``, ``num_actions``, ``observation_shape``,
+    ``observation_high`` (upper bound of every observation entry; the lower
+    bound is ``observation_low``), ``state_size`` and ``max_game_length``.
+    """
+
+    spec: ClassVar[GameSpec]
+    kernels: ClassVar[Kernels]
+    observation_low: float = 0.0
+
+    def __init__(self, **options: Any):
+        self.options = validate_options(self.spec.env_id, self.spec.options, options)
+        self._build()
+        assert self.tables.dtype == np.int64 and self.tables.ndim == 1
+        assert 1 <= self.num_players <= MAX_PLAYERS
+
+    def _build(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # --- states ---------------------------------------------------------------
+    def new_state(self, key: int) -> np.ndarray:
+        """The opening position for generator key ``key``."""
+        state = np.zeros(self.state_size, dtype=np.int64)
+        state[RNG_KEY] = key
+        self.kernels.init(state, self.tables)
+        return state
+
+    def check_state(self, state: Any) -> np.ndarray:
+        """Validate a state given by a user; returns it as a contiguous int64 copy."""
+        arr = np.asarray(state)
+        if arr.ndim != 1 or arr.shape[0] != self.state_size:
+            raise ValueError(
+                f"{self.spec.env_id}: state must be a 1-D array of length {self.state_size}, got shape {arr.shape}"
+            )
+        if arr.dtype != np.int64:
+            if not np.issubdtype(arr.dtype, np.integer):
+                raise ValueError(f"{self.spec.env_id}: state must hold integers, got dtype {arr.dtype}")
+            arr = arr.astype(np.int64)
+        arr = np.array(arr, dtype=np.int64, copy=True)
+        if not 0 <= arr[CURRENT_PLAYER] < self.num_players:
+            raise ValueError(f"{self.spec.env_id}: corrupt state: current player {arr[CURRENT_PLAYER]} is not a seat")
+        if arr[STATUS] not in STATUS_NAMES:
+            raise ValueError(f"{self.spec.env_id}: corrupt state: status {arr[STATUS]} is not one of {sorted(STATUS_NAMES)}")
+        if arr[RNG_KEY] < 0 or arr[RNG_COUNTER] < 0:
+            raise ValueError(f"{self.spec.env_id}: corrupt state: generator words must be non-negative")
+        self._check_fields(arr)
+        return arr
+
+    def _check_fields(self, state: np.ndarray) -> None:
+        """Game-specific consistency checks; raise ``ValueError`` naming the field."""
+
+    def legal_actions(self, state: np.ndarray) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        self.kernels.legal_mask(state, self.tables, mask)
+        return np.flatnonzero(mask)
+
+    def observation(self, state: np.ndarray, player: int) -> np.ndarray:
+        out = np.zeros(int(np.prod(self.observation_shape)), dtype=np.float32)
+        self.kernels.observe(state, self.tables, player, out)
+        return out.reshape(self.observation_shape)
+
+    # --- words ---------------------------------------------------------------
+    def describe(self, state: np.ndarray) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def action_names(self) -> list[str] | None:
+        """Fixed action names if the notation does not depend on the state."""
+        return None
+
+    def action_to_string(self, state: np.ndarray, action: int) -> str:
+        names = self.action_names()
+        if names is None:  # pragma: no cover - games with state-dependent notation override
+            raise NotImplementedError
+        if not 0 <= action < len(names):
+            raise ValueError(f"{self.spec.env_id}: action {action} is outside 0..{len(names) - 1}")
+        return names[action]
+
+    def string_to_action(self, state: np.ndarray, text: str) -> int:
+        names = self.action_names()
+        if names is None:  # pragma: no cover
+            raise NotImplementedError
+        wanted = " ".join(str(text).lower().split())
+        for index, name in enumerate(names):
+            if name == wanted:
+                return index
+        raise ValueError(f"{self.spec.env_id}: unknown action {text!r}; actions are: {', '.join(names)}")
+
+    # --- drawing ---------------------------------------------------------------
+    def render_ansi(self, state: np.ndarray) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def render_rgb(self, state: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -1,0 +1,34 @@
+"""The header every game's flat state array starts with.
+
+A game's whole state is one 1-D ``int64`` array. Its first ``HEADER_SIZE``
+words have the same meaning in every game, so the AEC base class, the batched
+API and the agents read them without knowing the game:
+
+======================  =====================================================
+``CURRENT_PLAYER``      seat whose decision is next (0-based)
+``STATUS``              ``RUNNING``, ``TERMINATED`` or ``TRUNCATED``
+``RNG_KEY``             key of the game's counter-based generator
+``RNG_COUNTER``         draws taken so far from that generator
+``REWARDS`` ..          ``MAX_PLAYERS`` words: each seat's reward from the
+                        last step (zero except on the step that ends a game)
+======================  =====================================================
+
+Game fields follow from ``HEADER_SIZE`` on, with offsets named in the game's
+``rules.py``.
+"""
+from __future__ import annotations
+
+MAX_PLAYERS = 4
+
+CURRENT_PLAYER = 0
+STATUS = 1
+RNG_KEY = 2
+RNG_COUNTER = 3
+REWARDS = 4
+HEADER_SIZE = REWARDS + MAX_PLAYERS
+
+RUNNING = 0
+TERMINATED = 1
+TRUNCATED = 2
+
+STATUS_NAMES = {RUNNING: "running", TERMINATED: "terminated", TRUNCATED: "truncated"}

@@ -1,0 +1,144 @@
+"""Drawing TARDIS Run: a text board (ansi) and an RGB image (rgb_array)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.render import Canvas, text_grid
+from . import rules
+from .rules import BLACK_PADDLE_OWNER, DOCTORS, MONSTERS, T_SHORTCUT, T_TELEPORT
+
+PIECE_LETTER = {MONSTERS: "M", DOCTORS: "D"}
+PIECE_COLOR = {MONSTERS: (214, 64, 56), DOCTORS: (70, 140, 235)}
+
+
+def _occupants(game, state) -> dict[int, list[int]]:
+    occupants: dict[int, list[int]] = {}
+    for seat in (MONSTERS, DOCTORS):
+        for p in game.progress(state, seat):
+            square = game.square(seat, p)
+            if square is not None:
+                occupants.setdefault(square, []).append(seat)
+    return occupants
+
+
+def _counts(game, state, seat) -> tuple[int, int]:
+    prog = game.progress(state, seat)
+    return sum(p == 0 for p in prog), sum(p == game.track_length + 1 for p in prog)
+
+
+def render_ansi(game, state: np.ndarray) -> str:
+    """Rows of the snaking track, first row at the bottom (the Doctors' side).
+
+    Each cell shows its square number, ``>n`` for an arrow to square n, ``Tn``
+    for a teleport to square n, and the pieces on it (M Monster, D Doctor).
+    """
+    info = game.describe(state)
+    board = game.board
+    occupants = _occupants(game, state)
+    rows = []
+    for row in range(board.rows):
+        cells = [[" "] for _ in range(board.columns)]
+        for col in range(board.columns):
+            offset = col if row % 2 == 0 else board.columns - 1 - col
+            square = row * board.columns + offset + 1
+            mark = ""
+            if game.tables[T_SHORTCUT + square]:
+                mark = f">{int(game.tables[T_SHORTCUT + square])}"
+            elif game.tables[T_TELEPORT + square]:
+                mark = f"T{int(game.tables[T_TELEPORT + square])}"
+            pieces = "".join(PIECE_LETTER[s] for s in sorted(occupants.get(square, [])))
+            cells[col] = [f"{square:>2} {mark}", f" {pieces}"]
+        rows.append(cells)
+    lines = []
+    m_home, m_out = _counts(game, state, MONSTERS)
+    d_home, d_out = _counts(game, state, DOCTORS)
+    lines.append(f"TARDIS Run - {board.name} - turn {info['turn']} - {info['phase']}")
+    lines.append(f"Monsters: home {m_home}, escaped {m_out} (enter at {board.track_length}, exit past 1)")
+    lines += text_grid(rows[::-1], width=6)
+    lines.append(f"Doctors:  home {d_home}, escaped {d_out} (enter at 1, exit past {board.track_length})")
+    owner = info["black_paddle_owner"] or "nobody"
+    lines.append(f"Black paddle: {owner}")
+    last = info["last_roll"]
+    if last is not None:
+        faces = ", ".join(f"{p['paddle']}: {p['face']}" for p in last["paddles"])
+        piece = f"piece {last['piece']}" if last["piece"] else "no piece"
+        text = f"Last roll: {last['player']} ({piece}) -> {last['seals']} seals [{faces}]: {last['outcome']}"
+        if last["captures"]:
+            text += ", captured"
+        if last["extra_move"]:
+            text += f"; extra move {last['extra_move']}"
+        lines.append(text)
+    if info["pending_extra_move"]:
+        pend = info["pending_extra_move"]
+        lines.append(f"{info['current_player']} may take the {pend['kind']} from {pend['square']} to {pend['target']}")
+    if info["status"] != "running":
+        lines.append(f"Game over: {info['status']}, winner {info['winner']}")
+    elif info["current_player"]:
+        lines.append(f"To move: {info['current_player']}")
+    return "\n".join(lines)
+
+
+CELL = 56
+MARGIN = 16
+
+
+def render_rgb(game, state: np.ndarray) -> np.ndarray:
+    """An image of the board: squares, arrows (yellow), teleports (purple),
+    pieces as discs (Monsters red, Doctors blue), homes and exits at the sides,
+    and the last roll's paddles along the bottom."""
+    board = game.board
+    width = 2 * MARGIN + (board.columns + 2) * CELL
+    height = 2 * MARGIN + board.rows * CELL + 2 * CELL
+    canvas = Canvas(height, width)
+    occupants = _occupants(game, state)
+    top0 = MARGIN + CELL  # first board row drawn below a header strip
+
+    def cell_box(square: int) -> tuple[int, int]:
+        row, col = board.cell_of_square(square)
+        top = top0 + (board.rows - 1 - row) * CELL
+        left = MARGIN + (col + 1) * CELL
+        return top, left
+
+    for square in range(1, board.track_length + 1):
+        top, left = cell_box(square)
+        canvas.rect(top + 1, left + 1, CELL - 2, CELL - 2, (200, 200, 190))
+        if game.tables[T_SHORTCUT + square]:
+            canvas.frame(top + 1, left + 1, CELL - 2, CELL - 2, (240, 200, 40), 4)
+        if game.tables[T_TELEPORT + square]:
+            canvas.frame(top + 1, left + 1, CELL - 2, CELL - 2, (150, 70, 200), 4)
+        canvas.text(top + 6, left + 6, str(square), (60, 60, 60), scale=2)
+        for k, seat in enumerate(sorted(occupants.get(square, []))):
+            canvas.disc(top + CELL * 0.62, left + CELL * (0.32 + 0.36 * k), CELL * 0.16, PIECE_COLOR[seat])
+    # homes and escaped pieces at the two ends of the track
+    for seat in (MONSTERS, DOCTORS):
+        home, out = _counts(game, state, seat)
+        entry = 1 if seat == DOCTORS else board.track_length
+        exit_square = board.track_length if seat == DOCTORS else 1
+        for count, square, label in ((home, entry, "S"), (out, exit_square, "X")):
+            top, left = cell_box(square)
+            row, col = board.cell_of_square(square)
+            left = MARGIN if col == 0 else MARGIN + (board.columns + 1) * CELL
+            canvas.text(top + 4, left + 4, label, PIECE_COLOR[seat], scale=2)
+            for k in range(count):
+                canvas.disc(top + 22 + 14 * (k // 2), left + 14 + 20 * (k % 2), 6, PIECE_COLOR[seat])
+    # header: whose turn, black paddle holder
+    info = game.describe(state)
+    canvas.text(MARGIN, MARGIN, f"TURN {info['turn']}", (230, 230, 230), scale=2)
+    owner = int(state[BLACK_PADDLE_OWNER])
+    canvas.rect(MARGIN, width - MARGIN - 40, 20, 40, (10, 10, 10))
+    canvas.frame(MARGIN, width - MARGIN - 40, 20, 40, PIECE_COLOR[owner] if owner >= 0 else (120, 120, 120), 3)
+    # the last roll's paddles
+    bottom = top0 + board.rows * CELL + 12
+    for i in range(rules.NUM_PADDLES):
+        face = int(state[rules.LAST_FACES + i])
+        left = MARGIN + i * 48
+        if face < 0:
+            continue
+        black = i == 4
+        canvas.rect(bottom, left, 30, 40, (15, 15, 15) if black else (235, 235, 235))
+        ink = (235, 235, 235) if black else (20, 20, 20)
+        if black:
+            canvas.text(bottom + 8, left + 8, "1" if face == 1 else "2x", ink, scale=2)
+        elif face == 1:
+            canvas.text(bottom + 8, left + 14, str(int(rules.WHITE_SEALS[i])), ink, scale=2)
+    return canvas.array

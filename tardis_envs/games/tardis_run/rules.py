@@ -1,0 +1,459 @@
+"""TARDIS Run rules as numba kernels over one flat ``int64`` state.
+
+Notation
+--------
+Seats: ``MONSTERS = 0`` (moves first) and ``DOCTORS = 1``. Each side has four
+pieces. A piece's *progress* ``p`` counts squares from its own home:
+``p = 0`` is home (off the track, safe, any number of pieces), ``1..L`` is on
+the track of ``L`` squares, ``L + 1`` means escaped. Both sides run the same
+track in opposite directions: a Doctor at progress ``p`` stands on square
+``p``, a Monster on square ``L + 1 - p`` (:func:`square_of`).
+
+Pieces are kept sorted by progress, most advanced first, after every change,
+so ``rank 0`` is always a side's leading piece and equal ranks are
+interchangeable; the legal mask offers only the first of each group.
+
+State layout (after the shared header of :mod:`tardis_envs.core.state`)
+------------------------------------------------------------------------
+=======================  ====================================================
+``PROGRESS`` + 4*s + r   progress of seat ``s``'s rank-``r`` piece
+``BLACK_PADDLE_OWNER``   seat holding the black paddle, -1 while unclaimed
+``PHASE``                ``PHASE_CHOOSE``, ``PHASE_EXTRA_MOVE``, ``PHASE_OVER``
+``PENDING_PROGRESS``     progress of the piece that may take an extra move
+``TURN``                 completed turns (plies); ``max_turns`` truncates
+``WINNER``               winning seat, -1 before the end
+``LAST_*``               the last roll: seat, rank, whether the black paddle
+                         was rolled, each paddle's face (-1 not rolled, 1 seal
+                         side up, 0 blank / "2x" up), the seals counted, the
+                         outcome, squares from/to, captures, and the same for
+                         the extra move
+=======================  ====================================================
+
+Actions (``NUM_ACTIONS = 11``)
+------------------------------
+``2*rank + b`` (0..7)  choose the rank-``rank`` piece, then roll the four white
+                       paddles, and the black one too if ``b == 1`` (only when
+                       holding it)
+``ROLL`` (8)           roll without a piece: only when all four pieces have
+                       escaped but the black paddle is elsewhere
+``TAKE_EXTRA`` (9)     take the optional shortcut / teleport move
+``DECLINE_EXTRA`` (10) stay where the roll ended
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.batch import reset_one, step_one
+from ...core.jit import njit, njit_parallel, prange
+from ...core.rng import rng_bit
+from ...core.state import (
+    CURRENT_PLAYER,
+    HEADER_SIZE,
+    MAX_PLAYERS,
+    REWARDS,
+    RNG_KEY,
+    RUNNING,
+    STATUS,
+    TERMINATED,
+    TRUNCATED,
+)
+from .content import T_MAX_TURNS, T_SHORTCUT, T_TELEPORT, T_TRACK_LENGTH
+
+MONSTERS = 0
+DOCTORS = 1
+NUM_SEATS = 2
+NUM_PIECES = 4
+
+# --- state layout ---------------------------------------------------------------
+PROGRESS = HEADER_SIZE
+BLACK_PADDLE_OWNER = PROGRESS + NUM_SEATS * NUM_PIECES
+PHASE = BLACK_PADDLE_OWNER + 1
+PENDING_PROGRESS = PHASE + 1
+TURN = PENDING_PROGRESS + 1
+WINNER = TURN + 1
+LAST_PLAYER = WINNER + 1
+LAST_RANK = LAST_PLAYER + 1
+LAST_USED_BLACK = LAST_RANK + 1
+LAST_FACES = LAST_USED_BLACK + 1  # 5 words: white paddles 0..3, then black
+LAST_SEALS = LAST_FACES + 5
+LAST_OUTCOME = LAST_SEALS + 1
+LAST_FROM = LAST_OUTCOME + 1  # squares; 0 = home, -1 = escaped/none
+LAST_TO = LAST_FROM + 1
+LAST_CAPTURES = LAST_TO + 1
+LAST_EXTRA = LAST_CAPTURES + 1
+LAST_EXTRA_TO = LAST_EXTRA + 1
+LAST_EXTRA_CAPTURES = LAST_EXTRA_TO + 1
+STATE_SIZE = LAST_EXTRA_CAPTURES + 1
+
+PHASE_CHOOSE = 0
+PHASE_EXTRA_MOVE = 1
+PHASE_OVER = 2
+
+# Outcome of a roll (LAST_OUTCOME).
+OUT_NONE = 0
+OUT_MOVED = 1
+OUT_CANCELLED = 2
+OUT_ESCAPED = 3
+OUT_CLAIMED = 4  # zero seals, black paddle was unclaimed
+OUT_STOLE = 5  # zero seals, black paddle taken from the opponent
+OUT_SENT_HOME = 6  # zero seals while holding the black paddle
+OUT_ROLLED_ONLY = 7  # all pieces out, no zero: nothing happens
+# Extra move (LAST_EXTRA).
+EXTRA_NONE = 0
+EXTRA_PENDING = 1
+EXTRA_TAKEN = 2
+EXTRA_DECLINED = 3
+EXTRA_CANCELLED = 4
+
+# --- actions ---------------------------------------------------------------
+ROLL = 8
+TAKE_EXTRA = 9
+DECLINE_EXTRA = 10
+NUM_ACTIONS = 11
+
+# The four white paddles' seal counts (face up), then the black paddle's.
+WHITE_SEALS = np.array([1, 1, 2, 2], dtype=np.int64)
+NUM_PADDLES = 5
+
+# --- observation planes (each L + 2 columns in the observer's progress) -------------
+OBS_OWN_PIECE = 0  # planes 0..3: own rank-r piece, one-hot column
+OBS_OPPONENT_PIECE = 4  # planes 4..7: opponent's rank-r piece, one-hot column
+OBS_ARROW = 8
+OBS_ARROW_SHIFT = 9
+OBS_TELEPORT = 10
+OBS_TELEPORT_SHIFT = 11
+OBS_HOLD_BLACK = 12
+OBS_OPPONENT_HOLDS_BLACK = 13
+OBS_EXTRA_PENDING = 14
+OBS_PENDING_PIECE = 15
+NUM_PLANES = 16
+
+
+@njit
+def square_of(seat, progress, track_length):
+    """Track square of a piece at ``progress`` (1..L); also maps squares back."""
+    if seat == DOCTORS:
+        return progress
+    return track_length + 1 - progress
+
+
+@njit
+def sort_pieces(state, seat):
+    """Keep a side's pieces sorted by progress, most advanced first."""
+    base = PROGRESS + NUM_PIECES * seat
+    for i in range(1, NUM_PIECES):
+        value = state[base + i]
+        j = i - 1
+        while j >= 0 and state[base + j] < value:
+            state[base + j + 1] = state[base + j]
+            j -= 1
+        state[base + j + 1] = value
+
+
+@njit
+def all_escaped(state, seat, track_length):
+    for r in range(NUM_PIECES):
+        if state[PROGRESS + NUM_PIECES * seat + r] != track_length + 1:
+            return False
+    return True
+
+
+@njit
+def pieces_on_square(state, seat, square, track_length):
+    count = 0
+    for r in range(NUM_PIECES):
+        p = state[PROGRESS + NUM_PIECES * seat + r]
+        if 1 <= p <= track_length and square_of(seat, p, track_length) == square:
+            count += 1
+    return count
+
+
+@njit
+def land(state, seat, rank, square, track_length):
+    """Move a piece onto ``square`` with the stacking rules.
+
+    Returns -1 if the move is cancelled (two pieces there already), else the
+    number of opponent pieces captured (0 or 1). Re-sorts both sides.
+    """
+    other = 1 - seat
+    mine = pieces_on_square(state, seat, square, track_length)
+    theirs = pieces_on_square(state, other, square, track_length)
+    if mine + theirs >= 2:
+        return -1
+    captures = 0
+    if theirs == 1:
+        for r in range(NUM_PIECES):
+            at = PROGRESS + NUM_PIECES * other + r
+            p = state[at]
+            if 1 <= p <= track_length and square_of(other, p, track_length) == square:
+                state[at] = 0
+        sort_pieces(state, other)
+        captures = 1
+    state[PROGRESS + NUM_PIECES * seat + rank] = square_of(seat, square, track_length)
+    sort_pieces(state, seat)
+    return captures
+
+
+@njit
+def win(state, seat):
+    state[STATUS] = TERMINATED
+    state[PHASE] = PHASE_OVER
+    state[WINNER] = seat
+    state[REWARDS + seat] = 1
+    state[REWARDS + 1 - seat] = -1
+
+
+@njit
+def end_turn(state, tables):
+    state[TURN] += 1
+    state[PENDING_PROGRESS] = -1
+    if state[TURN] >= tables[T_MAX_TURNS]:
+        state[STATUS] = TRUNCATED
+        state[PHASE] = PHASE_OVER
+        return
+    state[PHASE] = PHASE_CHOOSE
+    state[CURRENT_PLAYER] = 1 - state[CURRENT_PLAYER]
+
+
+@njit
+def extra_target(tables, square):
+    """Target of the arrow or teleport on ``square``, 0 if it has neither."""
+    target = tables[T_SHORTCUT + square]
+    if target == 0:
+        target = tables[T_TELEPORT + square]
+    return target
+
+
+@njit
+def roll_paddles(state, use_black):
+    """Drop the paddles one by one and count the seals (RULINGS.md).
+
+    White paddles show their seals or a blank side with probability 1/2 each.
+    The black paddle shows one seal (+1) or "2x" (doubles the white seals and
+    adds none itself).
+    """
+    white = 0
+    for i in range(4):
+        face = rng_bit(state, RNG_KEY)
+        state[LAST_FACES + i] = face
+        white += face * WHITE_SEALS[i]
+    if use_black == 0:
+        state[LAST_FACES + 4] = -1
+        return white
+    face = rng_bit(state, RNG_KEY)
+    state[LAST_FACES + 4] = face
+    if face == 1:
+        return white + 1
+    return 2 * white
+
+
+@njit
+def resolve_roll(state, tables, seat, rank, seals):
+    """Apply a roll of ``seals`` for the chosen piece (``rank = -1``: roll only).
+
+    This is the deterministic half of a turn; agents call it on copies of the
+    state to look ahead over every paddle outcome.
+    """
+    track_length = tables[T_TRACK_LENGTH]
+    escaped = track_length + 1
+    state[LAST_SEALS] = seals
+    start = 0
+    if rank >= 0:
+        start = state[PROGRESS + NUM_PIECES * seat + rank]
+        state[LAST_FROM] = 0 if start == 0 else square_of(seat, start, track_length)
+    if seals == 0:
+        owner = state[BLACK_PADDLE_OWNER]
+        if owner != seat:
+            state[LAST_OUTCOME] = OUT_STOLE if owner == 1 - seat else OUT_CLAIMED
+            state[BLACK_PADDLE_OWNER] = seat
+            if all_escaped(state, seat, track_length):
+                win(state, seat)
+                return
+        else:
+            state[LAST_OUTCOME] = OUT_SENT_HOME
+            if rank >= 0:
+                state[PROGRESS + NUM_PIECES * seat + rank] = 0
+                sort_pieces(state, seat)
+                state[LAST_TO] = 0
+        end_turn(state, tables)
+        return
+    if rank < 0:
+        state[LAST_OUTCOME] = OUT_ROLLED_ONLY
+        end_turn(state, tables)
+        return
+    new = start + seals
+    if new >= escaped:  # no exact roll needed
+        state[PROGRESS + NUM_PIECES * seat + rank] = escaped
+        sort_pieces(state, seat)
+        state[LAST_OUTCOME] = OUT_ESCAPED
+        if state[BLACK_PADDLE_OWNER] == seat and all_escaped(state, seat, track_length):
+            win(state, seat)
+            return
+        end_turn(state, tables)
+        return
+    square = square_of(seat, new, track_length)
+    state[LAST_TO] = square
+    captures = land(state, seat, rank, square, track_length)
+    if captures < 0:
+        state[LAST_OUTCOME] = OUT_CANCELLED
+        end_turn(state, tables)
+        return
+    state[LAST_OUTCOME] = OUT_MOVED
+    state[LAST_CAPTURES] = captures
+    if extra_target(tables, square) != 0:
+        state[PHASE] = PHASE_EXTRA_MOVE
+        state[PENDING_PROGRESS] = new
+        state[LAST_EXTRA] = EXTRA_PENDING
+        return
+    end_turn(state, tables)
+
+
+@njit
+def resolve_extra(state, tables, seat, take):
+    """Take or decline the pending shortcut/teleport move, then end the turn."""
+    track_length = tables[T_TRACK_LENGTH]
+    pending = state[PENDING_PROGRESS]
+    if take:
+        rank = 0
+        while state[PROGRESS + NUM_PIECES * seat + rank] != pending:
+            rank += 1
+        target = extra_target(tables, square_of(seat, pending, track_length))
+        state[LAST_EXTRA_TO] = target
+        captures = land(state, seat, rank, target, track_length)
+        if captures < 0:
+            state[LAST_EXTRA] = EXTRA_CANCELLED
+        else:
+            state[LAST_EXTRA] = EXTRA_TAKEN
+            state[LAST_EXTRA_CAPTURES] = captures
+    else:
+        state[LAST_EXTRA] = EXTRA_DECLINED
+    end_turn(state, tables)
+
+
+@njit
+def clear_last(state, seat, rank, use_black):
+    state[LAST_PLAYER] = seat
+    state[LAST_RANK] = rank
+    state[LAST_USED_BLACK] = use_black
+    for i in range(NUM_PADDLES):
+        state[LAST_FACES + i] = -1
+    state[LAST_SEALS] = -1
+    state[LAST_OUTCOME] = OUT_NONE
+    state[LAST_FROM] = -1
+    state[LAST_TO] = -1
+    state[LAST_CAPTURES] = 0
+    state[LAST_EXTRA] = EXTRA_NONE
+    state[LAST_EXTRA_TO] = -1
+    state[LAST_EXTRA_CAPTURES] = 0
+
+
+# --- the kernel contract (tardis_envs.core.game) --------------------------------------
+@njit
+def init(state, tables):
+    state[CURRENT_PLAYER] = MONSTERS  # Monsters go first
+    state[STATUS] = RUNNING
+    for i in range(NUM_SEATS * NUM_PIECES):
+        state[PROGRESS + i] = 0
+    state[BLACK_PADDLE_OWNER] = -1
+    state[PHASE] = PHASE_CHOOSE
+    state[PENDING_PROGRESS] = -1
+    state[TURN] = 0
+    state[WINNER] = -1
+    clear_last(state, -1, -1, 0)
+
+
+@njit
+def step(state, tables, action):
+    for p in range(MAX_PLAYERS):
+        state[REWARDS + p] = 0
+    seat = state[CURRENT_PLAYER]
+    if state[PHASE] == PHASE_EXTRA_MOVE:
+        resolve_extra(state, tables, seat, action == TAKE_EXTRA)
+        return
+    if action == ROLL:
+        rank = -1
+        use_black = 0
+    else:
+        rank = action // 2
+        use_black = action % 2
+    clear_last(state, seat, rank, use_black)
+    seals = roll_paddles(state, use_black)
+    resolve_roll(state, tables, seat, rank, seals)
+
+
+@njit
+def legal_mask(state, tables, out):
+    out[:] = 0
+    if state[STATUS] != RUNNING:
+        return
+    if state[PHASE] == PHASE_EXTRA_MOVE:
+        out[TAKE_EXTRA] = 1
+        out[DECLINE_EXTRA] = 1
+        return
+    seat = state[CURRENT_PLAYER]
+    escaped = tables[T_TRACK_LENGTH] + 1
+    holds_black = state[BLACK_PADDLE_OWNER] == seat
+    base = PROGRESS + NUM_PIECES * seat
+    any_piece = False
+    for rank in range(NUM_PIECES):
+        p = state[base + rank]
+        if p == escaped or (rank > 0 and p == state[base + rank - 1]):
+            continue
+        out[2 * rank] = 1
+        if holds_black:
+            out[2 * rank + 1] = 1
+        any_piece = True
+    if not any_piece:
+        out[ROLL] = 1
+
+
+@njit
+def observe(state, tables, player, out):
+    """Planes of ``L + 2`` columns, column = progress from ``player``'s home.
+
+    Opponent pieces are drawn at the column of their square in the observer's
+    progress (``L + 1 - q``): their home sits past the observer's exit (column
+    ``L + 1``) and their escaped pieces at the observer's home (column 0).
+    """
+    out[:] = 0.0
+    track_length = tables[T_TRACK_LENGTH]
+    width = track_length + 2
+    other = 1 - player
+    for r in range(NUM_PIECES):
+        p = state[PROGRESS + NUM_PIECES * player + r]
+        out[(OBS_OWN_PIECE + r) * width + p] = 1.0
+        q = state[PROGRESS + NUM_PIECES * other + r]
+        out[(OBS_OPPONENT_PIECE + r) * width + track_length + 1 - q] = 1.0
+    for col in range(1, track_length + 1):
+        square = square_of(player, col, track_length)
+        arrow = tables[T_SHORTCUT + square]
+        if arrow != 0:
+            out[OBS_ARROW * width + col] = 1.0
+            out[OBS_ARROW_SHIFT * width + col] = (square_of(player, arrow, track_length) - col) / track_length
+        partner = tables[T_TELEPORT + square]
+        if partner != 0:
+            out[OBS_TELEPORT * width + col] = 1.0
+            out[OBS_TELEPORT_SHIFT * width + col] = (square_of(player, partner, track_length) - col) / track_length
+    owner = state[BLACK_PADDLE_OWNER]
+    pending = state[PHASE] == PHASE_EXTRA_MOVE and state[CURRENT_PLAYER] == player
+    for col in range(width):
+        if owner == player:
+            out[OBS_HOLD_BLACK * width + col] = 1.0
+        elif owner == other:
+            out[OBS_OPPONENT_HOLDS_BLACK * width + col] = 1.0
+        if pending:
+            out[OBS_EXTRA_PENDING * width + col] = 1.0
+    if pending:
+        out[OBS_PENDING_PIECE * width + state[PENDING_PROGRESS]] = 1.0
+
+
+@njit_parallel
+def batch_reset(states, tables, keys, obs, masks):
+    for i in prange(states.shape[0]):
+        reset_one(init, legal_mask, observe, states[i], tables, keys[i], obs[i], masks[i])
+
+
+@njit_parallel
+def batch_step(states, tables, actions, obs, masks, rewards, done):
+    for i in prange(states.shape[0]):
+        step_one(init, step, legal_mask, observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i])

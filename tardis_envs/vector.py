@@ -1,0 +1,126 @@
+"""Many games per call over the same numba kernels as the AEC envs.
+
+>>> from tardis_envs import vector
+>>> vec = vector.make("tardis_run_v0", num_envs=1024, seed=0)
+>>> obs, mask, player = vec.reset()
+>>> obs, mask, player, rewards, terminated, truncated = vec.step(actions)
+
+Arrays (``N = num_envs``, ``A`` actions, ``P`` players):
+
+=================  ===========================  =================================
+``obs``            ``float32[N, *obs_shape]``   the view of the player to move
+``mask``           ``int8[N, A]``               legal actions of that player
+``current_player`` ``int64[N]``                 seat to move
+``rewards``        ``float32[N, P]``            each seat's reward of this step
+``terminated``     ``bool[N]``                  a game ended on this step
+``truncated``      ``bool[N]``                  a game hit its length limit
+=================  ===========================  =================================
+
+A finished game is reset at once (auto-reset): the returned ``obs``/``mask``/
+``current_player`` of that row already belong to the next game, while
+``rewards``/``terminated``/``truncated`` describe the step that ended the old one.
+Game ``i`` starts exactly as ``env.reset(seed=seed + i)``; later games of row
+``i`` take their key from the finished game's generator, so the whole batch is
+reproducible from ``seed``. The returned arrays are buffers owned by the
+vector env and overwritten by the next call: copy what you keep.
+Steps run in parallel over games on numba's threads (``num_threads``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from . import env_module
+from .core.rng import seed_to_key
+from .core.state import CURRENT_PLAYER
+
+
+class VectorEnv:
+    """A batch of ``num_envs`` independent games of one env id."""
+
+    def __init__(self, env_id: str, num_envs: int, seed: int | None = None, num_threads: int | None = None, **options: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if num_threads is not None and not 1 <= num_threads <= numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"num_threads must be in 1..{numba.config.NUMBA_NUM_THREADS}, got {num_threads!r}")
+        self.env_id = env_id
+        self.game = env_module(env_id).Game(**options)
+        self.num_envs = int(num_envs)
+        self.num_threads = num_threads
+        game = self.game
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        self.observation_shape = game.observation_shape
+        self.agent_names = game.agent_names
+        n = self.num_envs
+        self.states = np.zeros((n, game.state_size), dtype=np.int64)
+        self._obs_flat = np.zeros((n, int(np.prod(game.observation_shape))), dtype=np.float32)
+        self.obs = self._obs_flat.reshape((n, *game.observation_shape))
+        self.masks = np.zeros((n, game.num_actions), dtype=np.int8)
+        self.rewards = np.zeros((n, game.num_players), dtype=np.float32)
+        self._done = np.zeros((n, 2), dtype=np.bool_)
+        self.seed = seed
+        self._actions = np.zeros(n, dtype=np.int64)
+
+    @property
+    def current_player(self) -> np.ndarray:
+        return self.states[:, CURRENT_PLAYER]
+
+    def _threads(self):
+        if self.num_threads is None:
+            return None
+        previous = numba.get_num_threads()
+        numba.set_num_threads(self.num_threads)
+        return previous
+
+    def reset(self, seed: int | None = None):
+        """Start all games; returns ``(obs, mask, current_player)``."""
+        if seed is not None:
+            self.seed = seed
+        if self.seed is None:
+            keys = np.array([seed_to_key(None) for _ in range(self.num_envs)], dtype=np.int64)
+        else:
+            keys = np.array([seed_to_key(self.seed + i) for i in range(self.num_envs)], dtype=np.int64)
+        previous = self._threads()
+        try:
+            self.game.kernels.batch_reset(self.states, self.game.tables, keys, self._obs_flat, self.masks)
+        finally:
+            if previous is not None:
+                numba.set_num_threads(previous)
+        self.rewards[:] = 0
+        self._done[:] = False
+        return self.obs, self.masks, self.current_player
+
+    def step(self, actions):
+        """Play one action in every game; returns
+        ``(obs, mask, current_player, rewards, terminated, truncated)``."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
+        np.copyto(self._actions, actions, casting="unsafe")
+        rows = np.arange(self.num_envs)
+        inside = (self._actions >= 0) & (self._actions < self.num_actions)
+        legal = inside.copy()
+        legal[inside] = self.masks[rows[inside], self._actions[inside]] == 1
+        if not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
+            allowed = np.flatnonzero(self.masks[bad]).tolist()
+            raise ValueError(
+                f"{self.env_id}: illegal action {int(self._actions[bad])} in game {bad}; legal actions there: {allowed}"
+            )
+        previous = self._threads()
+        try:
+            self.game.kernels.batch_step(
+                self.states, self.game.tables, self._actions, self._obs_flat, self.masks, self.rewards, self._done
+            )
+        finally:
+            if previous is not None:
+                numba.set_num_threads(previous)
+        return self.obs, self.masks, self.current_player, self.rewards, self._done[:, 0], self._done[:, 1]
+
+
+def make(env_id: str, num_envs: int, seed: int | None = None, num_threads: int | None = None, **options: Any) -> VectorEnv:
+    """A :class:`VectorEnv` of ``num_envs`` games of ``env_id`` with rule ``options``."""
+    return VectorEnv(env_id, num_envs, seed=seed, num_threads=num_threads, **options)
