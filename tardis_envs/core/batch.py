@@ -1,10 +1,13 @@
 """Per-game bodies of the batched API, shared by every game.
 
 numba cannot cache a kernel that receives another kernel as an argument at the
-top level, nor a closure built by a factory, but it can cache a kernel that
-passes *global* kernels to a shared jitted body. So each game writes a
-three-line ``prange`` loop (``batch_reset``/``batch_step`` in its
-``rules.py``) and everything else lives here once.
+top level, nor a closure built by a factory, nor a body that forwards a kernel
+argument one call further; it can cache a kernel that passes *global* kernels
+to a shared jitted body directly. So each game writes a short ``prange`` loop
+(``batch_reset``/``batch_step`` in its ``batch.py``) calling these bodies with
+its kernels named as module attributes (``rules.step``: a bare global name in
+a ``prange`` body makes numba refuse the cache), and everything else lives
+here once.
 """
 from __future__ import annotations
 
@@ -24,12 +27,11 @@ def reset_one(init, legal_mask, observe, state, tables, key, obs, mask):
 
 
 @njit
-def step_one(init, step, legal_mask, observe, state, tables, action, obs, mask, rewards, done):
-    """Play ``action``; on a finished game start the next one (auto-reset).
+def step_one(step, legal_mask, observe, state, tables, action, obs, mask, rewards, done):
+    """Play ``action``; returns True when the game ended (then the caller resets).
 
     ``rewards[p]`` receives each seat's reward of this step; ``done[0]`` is
-    terminated and ``done[1]`` truncated. The next game's key is drawn from the
-    finished game's generator, so a batch is reproducible from its seed alone.
+    terminated and ``done[1]`` truncated.
     """
     step(state, tables, action)
     for p in range(rewards.shape[0]):
@@ -38,7 +40,15 @@ def step_one(init, step, legal_mask, observe, state, tables, action, obs, mask, 
     done[0] = status == TERMINATED
     done[1] = status == TRUNCATED
     if status != RUNNING:
-        reset_one(init, legal_mask, observe, state, tables, rng_new_key(state, RNG_KEY), obs, mask)
-    else:
-        legal_mask(state, tables, mask)
-        observe(state, tables, state[CURRENT_PLAYER], obs)
+        return True
+    legal_mask(state, tables, mask)
+    observe(state, tables, state[CURRENT_PLAYER], obs)
+    return False
+
+
+@njit
+def next_key(state):
+    """Key of the game that follows a finished one in a batch row (auto-reset):
+    drawn from the finished game's generator, so a batch is reproducible from
+    its seed alone."""
+    return rng_new_key(state, RNG_KEY)

@@ -3,6 +3,7 @@
 A game folder ``tardis_envs/games/<game>/`` holds
 
 * ``rules.py``   – the numba kernels over the flat state (no Python objects);
+* ``batch.py``   – the parallel loops of the batched API over those kernels;
 * ``content.py`` – loading and validating the shipped data into integer tables;
 * ``game.py``    – the :class:`Game` subclass: options -> tables, and the
   Python views of a state (``describe``, notation, state validation);
@@ -25,8 +26,8 @@ work for all of them):
     ``out`` is the flat ``float32`` observation of ``player``, showing only
     what that seat may know.
 ``batch_reset`` / ``batch_step``
-    the game's instantiation of :mod:`tardis_envs.core.batch` (a ``prange``
-    over games calling the shared per-game bodies with the kernels above).
+    the game's ``batch.py``: a ``prange`` over games calling the shared bodies
+    of :mod:`tardis_envs.core.batch` with the kernels above.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import rules
+from . import batch, rules
 from .content import Board, build_tables, load_board
 from .rules import (
     BLACK_PADDLE_OWNER,
@@ -96,7 +96,7 @@ class TardisRun(Game):
     """TARDIS Run; see :mod:`tardis_envs.tardis_run_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, rules.batch_reset, rules.batch_step)
+    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
 
     def _build(self) -> None:
         self.board: Board = load_board(self.options["board"])

@@ -43,8 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.batch import reset_one, step_one
-from ...core.jit import njit, njit_parallel, prange
+from ...core.jit import njit
 from ...core.rng import rng_bit
 from ...core.state import (
     CURRENT_PLAYER,
@@ -445,15 +444,3 @@ def observe(state, tables, player, out):
             out[OBS_EXTRA_PENDING * width + col] = 1.0
     if pending:
         out[OBS_PENDING_PIECE * width + state[PENDING_PROGRESS]] = 1.0
-
-
-@njit_parallel
-def batch_reset(states, tables, keys, obs, masks):
-    for i in prange(states.shape[0]):
-        reset_one(init, legal_mask, observe, states[i], tables, keys[i], obs[i], masks[i])
-
-
-@njit_parallel
-def batch_step(states, tables, actions, obs, masks, rewards, done):
-    for i in prange(states.shape[0]):
-        step_one(init, step, legal_mask, observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i])

@@ -1,0 +1,23 @@
+"""Agents for every tardis_envs game behind one interface (:class:`agents.base.Agent`).
+
+``make_agent("random" | "heuristic", game, seed)`` builds one by name;
+learned policies join this registry as they land.
+"""
+from __future__ import annotations
+
+from .base import Agent, uniform_legal
+from .heuristics import HEURISTIC_MODULES, HeuristicAgent
+from .random_agent import RandomAgent
+
+AGENT_KINDS = {"random": RandomAgent, "heuristic": HeuristicAgent}
+
+
+def make_agent(spec: str, game, seed: int | None = None) -> Agent:
+    """An agent by name (``random``, ``heuristic``) for ``game`` (an env's ``Game``)."""
+    kind = spec.strip().lower()
+    if kind not in AGENT_KINDS:
+        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}")
+    return AGENT_KINDS[kind](game, seed=seed)
+
+
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "make_agent", "AGENT_KINDS", "HEURISTIC_MODULES", "uniform_legal"]

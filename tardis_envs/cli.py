@@ -1,0 +1,207 @@
+"""The ``tardis-envs`` command line: ``list``, ``eval``, ``play``, ``bench``.
+
+Each verb reads the game's YAML under ``configs/`` (``configs/<env_id>.yaml``
+when run from the project root, or ``--config FILE``); flags override it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import ENV_IDS, env_module, __version__
+from .core.options import load_config
+
+DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
+
+
+def _config(env_id: str, path: str | None) -> dict:
+    if path is None:
+        candidate = Path("configs") / f"{env_id}.yaml"
+        if not candidate.exists():
+            return {"options": {}}
+        path = str(candidate)
+    data = load_config(path)
+    if data.get("env_id") not in (None, env_id):
+        raise ValueError(f"config file {path!r} is for {data['env_id']!r}, not {env_id!r}")
+    return data
+
+
+def _check_env_id(env_id: str) -> None:
+    if env_id not in ENV_IDS:
+        raise ValueError(f"unknown env id {env_id!r}; registered: {', '.join(ENV_IDS)}")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    print(f"tardis_envs {__version__}")
+    for env_id in ENV_IDS:
+        spec = env_module(env_id).SPEC
+        players = f"{spec.min_players}" if spec.min_players == spec.max_players else f"{spec.min_players}-{spec.max_players}"
+        print(f"  {env_id:<26} {spec.name} ({players} players, {spec.status})")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from agents import make_agent
+    from agents.tournament import format_table, play_match
+
+    from .bench import aec_steps_per_second, batched_steps_per_second
+
+    _check_env_id(args.env_id)
+    config = _config(args.env_id, args.config)
+    settings = {**DEFAULT_EVAL, **(config.get("eval") or {})}
+    unknown = sorted(set(settings) - set(DEFAULT_EVAL))
+    if unknown:
+        raise ValueError(f"eval settings: unknown key {unknown[0]!r}; allowed: {', '.join(DEFAULT_EVAL)}")
+    names = args.agents.split(",") if args.agents else list(settings["agents"])
+    games = args.games if args.games is not None else int(settings["games"])
+    seed = args.seed if args.seed is not None else int(settings["seed"])
+    if games < 2 or games % 2:
+        raise ValueError(f"--games must be an even number >= 2 (seats are swapped evenly), got {games}")
+    if len(names) != 2:
+        raise ValueError(f"eval plays two agents against each other; got {len(names)}: {names}")
+    options = config["options"]
+    game = env_module(args.env_id).Game(**options)
+    agents = [make_agent(name, game, seed=seed + k) for k, name in enumerate(names)]
+    print(f"{args.env_id}: {names[0]} vs {names[1]}, {games} games, seats swapped evenly, seed {seed}", flush=True)
+
+    def progress(done: int, total: int) -> None:
+        print(f"  ... {done}/{total} games", flush=True)
+
+    result = play_match(args.env_id, agents, names, games, seed=seed, options=options, progress=progress)
+    print(format_table(result))
+    if not args.no_throughput:
+        aec = aec_steps_per_second(args.env_id, seconds=1.5, **options)
+        batched = batched_steps_per_second(args.env_id, num_envs=1024, seconds=1.5, **options)
+        print(
+            f"throughput: AEC {aec:,.0f} agent-steps/s (random legal play, env()); "
+            f"batched {batched['median']:,.0f} steps/s (tardis_envs.vector, {batched['num_envs']} games, "
+            f"{batched['threads']} threads)"
+        )
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({"env_id": args.env_id, "agents": names, "games": games, "seed": seed,
+                        "records": {n: result.record(k) for k, n in enumerate(names)}}, indent=2)
+        )
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play in the terminal against an agent: type an action number or its name."""
+    from agents import make_agent
+
+    _check_env_id(args.env_id)
+    config = _config(args.env_id, args.config)
+    env = env_module(args.env_id).env(render_mode="ansi", illegal_action="raise", **config["options"])
+    env.reset(seed=args.seed)
+    raw = env.unwrapped
+    opponent = make_agent(args.opponent, raw.game, seed=args.seed)
+    human = raw.possible_agents[args.seat]
+    print(f"You play {human}. Type an action number or its words; 'q' quits.")
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if agent != human:
+            action = opponent.act(env)
+            print(f"{agent} plays: {raw.action_to_string(action)}")
+            env.step(action)
+            continue
+        print(env.render())
+        legal = raw.legal_actions()
+        for a in legal:
+            print(f"  {a:>3}: {raw.action_to_string(a)}")
+        while True:
+            try:
+                text = input("> ").strip()
+            except EOFError:
+                return 0
+            if text.lower() in ("q", "quit"):
+                return 0
+            try:
+                action = int(text) if text.isdigit() else raw.string_to_action(text)
+                if action not in legal:
+                    raise ValueError(f"{text!r} is not legal now")
+                break
+            except ValueError as exc:
+                print(f"  {exc}")
+        env.step(action)
+    print(env.render())
+    print(f"Final rewards: {dict(raw._cumulative_rewards)}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import aec_steps_per_second, batched_steps_per_second
+
+    ids = args.env_ids or list(ENV_IDS)
+    for env_id in ids:
+        _check_env_id(env_id)
+    print(f"{'env':<22}{'AEC agent-steps/s':>20}" + "".join(f"{f'batch {n}':>16}" for n in args.num_envs))
+    results = {}
+    for env_id in ids:
+        aec = aec_steps_per_second(env_id, seconds=args.seconds)
+        row = {"aec": aec}
+        line = f"{env_id:<22}{aec:>20,.0f}"
+        for n in args.num_envs:
+            b = batched_steps_per_second(env_id, num_envs=n, seconds=args.seconds)
+            row[f"batch_{n}"] = b
+            line += f"{b['median']:>16,.0f}"
+        print(line, flush=True)
+        results[env_id] = row
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tardis-envs", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"tardis_envs {__version__}")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+
+    p = verbs.add_parser("list", help="list the registered games")
+    p.set_defaults(func=cmd_list)
+
+    p = verbs.add_parser("eval", help="seat-swapped match of two agents with 95%% intervals")
+    p.add_argument("env_id")
+    p.add_argument("--agents", help="two agents, comma-separated (default from the config: heuristic,random)")
+    p.add_argument("--games", type=int, help="number of games (even; default 2000)")
+    p.add_argument("--seed", type=int, help="seed of the first game (default 0)")
+    p.add_argument("--config", help="YAML config (default configs/<env_id>.yaml if present)")
+    p.add_argument("--json", help="also write the records to this JSON file")
+    p.add_argument("--no-throughput", action="store_true", help="skip the throughput line")
+    p.set_defaults(func=cmd_eval)
+
+    p = verbs.add_parser("play", help="play against an agent in the terminal")
+    p.add_argument("env_id")
+    p.add_argument("--opponent", default="heuristic")
+    p.add_argument("--seat", type=int, default=1, help="your seat (0 moves first)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_play)
+
+    p = verbs.add_parser("bench", help="steps per second of every game (AEC and batched)")
+    p.add_argument("env_ids", nargs="*")
+    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 8192])
+    p.add_argument("--json")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as exc:
+        print(f"tardis-envs: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tardis-envs: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
