@@ -85,11 +85,9 @@ class TardisAECEnv(AECEnv, EzPickle):
         Without a seed the next key comes from a Python generator that was
         itself seeded by the last explicit seed (or by OS entropy), so a
         seeded env followed by unseeded resets is still reproducible.
+        ``options`` is accepted for API compatibility and ignored: rule options
+        are fixed when the env is made.
         """
-        if options:
-            raise ValueError(
-                f"{self.game.spec.env_id}: reset(options=...) is not used; pass rule options to env(...) instead"
-            )
         if seed is not None:
             key = seed_to_key(seed)
             self._seed_source = np.random.default_rng(key)
