@@ -14,10 +14,30 @@ import numpy as np
 from . import env_module, vector
 
 
-def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, **options) -> float:
+PEERS = {
+    # PettingZoo classic envs users would otherwise pick (need the `bench` extra).
+    "connect_four_v3": "pettingzoo.classic.connect_four_v3",
+    "tictactoe_v3": "pettingzoo.classic.tictactoe_v3",
+}
+
+
+def peer_factory(name: str):
+    """``env()`` of a PettingZoo classic peer, or None when it cannot be imported."""
+    import importlib
+
+    try:
+        return importlib.import_module(PEERS[name]).env
+    except ImportError:
+        return None
+
+
+def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, factory=None, **options) -> float:
     """Agent-steps per second of the PettingZoo loop with random legal actions:
-    ``agent_iter``, ``last``, mask sampling, ``step`` (the wrapped ``env()``)."""
-    env = env_module(env_id).env(**options)
+    ``agent_iter``, ``last``, mask sampling, ``step`` (the wrapped ``env()``).
+
+    ``factory`` measures another AEC env (a peer) through the identical loop.
+    """
+    env = factory() if factory is not None else env_module(env_id).env(**options)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     steps = 0
@@ -26,12 +46,11 @@ def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, **opt
     deadline = started + seconds
     while True:
         for agent in env.agent_iter():
-            _, _, terminated, truncated, _ = env.last()
+            observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 action = None
             else:
-                mask = env.observe(agent)["action_mask"]
-                legal = np.flatnonzero(mask)
+                legal = np.flatnonzero(observation["action_mask"])
                 action = int(legal[rng.integers(legal.size)])
             env.step(action)
             steps += 1

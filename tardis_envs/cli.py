@@ -134,17 +134,28 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import aec_steps_per_second, batched_steps_per_second
+    from .bench import PEERS, aec_steps_per_second, batched_steps_per_second, peer_factory
 
     ids = args.env_ids or list(ENV_IDS)
     for env_id in ids:
         _check_env_id(env_id)
-    print(f"{'env':<22}{'AEC agent-steps/s':>20}" + "".join(f"{f'batch {n}':>16}" for n in args.num_envs))
     results = {}
+    peers = {}
+    for name in PEERS:
+        factory = peer_factory(name)
+        if factory is None:
+            print(f"peer {name}: not installed (pip install 'tardis-envs[bench]')")
+            continue
+        peers[name] = aec_steps_per_second(name, seconds=args.seconds, factory=factory)
+        print(f"peer {name:<18}{peers[name]:>14,.0f} AEC agent-steps/s", flush=True)
+    results["peers"] = peers
+    reference = peers.get("connect_four_v3")
+    print(f"{'env':<22}{'AEC agent-steps/s':>20}{'x connect_four':>16}" + "".join(f"{f'batch {n}':>16}" for n in args.num_envs))
     for env_id in ids:
         aec = aec_steps_per_second(env_id, seconds=args.seconds)
         row = {"aec": aec}
-        line = f"{env_id:<22}{aec:>20,.0f}"
+        ratio = f"{aec / reference:.1f}x" if reference else "-"
+        line = f"{env_id:<22}{aec:>20,.0f}{ratio:>16}"
         for n in args.num_envs:
             b = batched_steps_per_second(env_id, num_envs=n, seconds=args.seconds)
             row[f"batch_{n}"] = b

@@ -1,7 +1,8 @@
 """Hand-written heuristics, one per game, as numba kernels over the state.
 
-Each module exposes ``choose(state, tables) -> action`` for one game and
-``choose_batch(states, tables, out)`` over many; :class:`HeuristicAgent`
+Each module exposes ``choose(state, tables, weights) -> action`` for one game,
+``choose_batch(states, tables, weights, out)`` over many and its tuned
+``DEFAULT_WEIGHTS``; :class:`HeuristicAgent`
 wraps them behind the common agent interface. Kernels keep the batched
 self-play loop in compiled code (no per-game Python).
 """
@@ -21,14 +22,18 @@ HEURISTIC_MODULES = {
 class HeuristicAgent(Agent):
     name = "heuristic"
 
-    def __init__(self, game, seed: int | None = None):
+    def __init__(self, game, seed: int | None = None, weights: np.ndarray | None = None):
         super().__init__(game, seed)
         env_id = game.spec.env_id
         if env_id not in HEURISTIC_MODULES:
             raise ValueError(f"no heuristic agent for {env_id!r}; available for: {', '.join(HEURISTIC_MODULES)}")
         self.kernels = importlib.import_module(HEURISTIC_MODULES[env_id])
+        defaults = self.kernels.DEFAULT_WEIGHTS
+        self.weights = np.array(defaults if weights is None else weights, dtype=np.float64)
+        if self.weights.shape != defaults.shape:
+            raise ValueError(f"heuristic weights for {env_id} must have shape {defaults.shape}, got {self.weights.shape}")
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         out = np.empty(states.shape[0], dtype=np.int64)
-        self.kernels.choose_batch(np.ascontiguousarray(states), self.game.tables, out)
+        self.kernels.choose_batch(np.ascontiguousarray(states), self.game.tables, self.weights, out)
         return out

@@ -36,15 +36,19 @@ from tardis_envs.games.tardis_run.rules import (
 # Ways (out of 16) the four white paddles show w seals, w = 0..6.
 WHITE_WAYS = np.array([1, 2, 3, 4, 3, 2, 1], dtype=np.int64)
 WIN_SCORE = 1000.0
-ESCAPE_BONUS = 4.0
-PADDLE_VALUE = 5.0
-PADDLE_VALUE_PER_ESCAPE = 4.0
-STACK_BONUS = 1.5
-THREAT_WEIGHT = 0.8
+
+# Weights of the evaluation (an argument of the kernels, so they can be tuned
+# without recompiling): index -> meaning.
+W_ESCAPE_BONUS = 0  # extra value of an escaped piece beyond its progress
+W_PADDLE = 1  # value of holding the black paddle
+W_PADDLE_PER_ESCAPE = 2  # ... plus this per own escaped piece
+W_STACK = 3  # a pair on one square cannot be landed on
+W_THREAT = 4  # fraction of a piece's progress lost per unit of hit chance
+DEFAULT_WEIGHTS = np.array([4.0, 5.0, 4.0, 1.5, 0.8])
 
 
 @njit
-def _side_score(state, track_length, seat):
+def _side_score(state, track_length, seat, weights):
     """Progress, escapes, stacks and exposure of one side's pieces."""
     other = 1 - seat
     escaped = track_length + 1
@@ -52,7 +56,7 @@ def _side_score(state, track_length, seat):
     for r in range(NUM_PIECES):
         p = state[PROGRESS + NUM_PIECES * seat + r]
         if p == escaped:
-            score += escaped + ESCAPE_BONUS
+            score += escaped + weights[W_ESCAPE_BONUS]
             continue
         score += p
         if p == 0:
@@ -63,7 +67,7 @@ def _side_score(state, track_length, seat):
             if k != r and state[PROGRESS + NUM_PIECES * seat + k] == p:
                 stacked = True
         if stacked:
-            score += STACK_BONUS
+            score += weights[W_STACK]
             continue
         # Opponent pieces that reach this square with one exact roll of 1..6.
         target = square_of(other, square, track_length)  # square in the opponent's progress
@@ -75,59 +79,60 @@ def _side_score(state, track_length, seat):
                 hit += WHITE_WAYS[distance] / 16.0
         if hit > 1.0:
             hit = 1.0
-        score -= THREAT_WEIGHT * hit * p
+        score -= weights[W_THREAT] * hit * p
     return score
 
 
 @njit
-def evaluate(state, tables, seat):
+def evaluate(state, tables, seat, weights):
     """Score of a position for ``seat`` (higher is better)."""
     if state[STATUS] == TERMINATED:
         return WIN_SCORE if state[WINNER] == seat else -WIN_SCORE
     track_length = tables[T_TRACK_LENGTH]
     escaped = track_length + 1
-    score = _side_score(state, track_length, seat) - _side_score(state, track_length, 1 - seat)
+    score = _side_score(state, track_length, seat, weights) - _side_score(state, track_length, 1 - seat, weights)
     owner = state[BLACK_PADDLE_OWNER]
     if owner >= 0:
         out = 0
         for r in range(NUM_PIECES):
             if state[PROGRESS + NUM_PIECES * owner + r] == escaped:
                 out += 1
-        value = PADDLE_VALUE + PADDLE_VALUE_PER_ESCAPE * out
+        value = weights[W_PADDLE] + weights[W_PADDLE_PER_ESCAPE] * out
         score += value if owner == seat else -value
     return score
 
 
 @njit
-def _after_roll(state, tables, seat, rank, seals, scratch):
+def _after_roll(state, tables, seat, rank, seals, scratch, spare, weights):
     scratch[:] = state
     resolve_roll(scratch, tables, seat, rank, seals)
     if scratch[PHASE] == PHASE_EXTRA_MOVE and scratch[CURRENT_PLAYER] == seat:
-        return _best_extra(scratch, tables, seat, scratch.copy())[1]
-    return evaluate(scratch, tables, seat)
+        return _best_extra(scratch, tables, seat, spare, weights)[1]
+    return evaluate(scratch, tables, seat, weights)
 
 
 @njit
-def _best_extra(state, tables, seat, scratch):
+def _best_extra(state, tables, seat, scratch, weights):
     """(action, score) of the better extra-move decision."""
     scratch[:] = state
     resolve_extra(scratch, tables, seat, True)
-    take = evaluate(scratch, tables, seat)
+    take = evaluate(scratch, tables, seat, weights)
     scratch[:] = state
     resolve_extra(scratch, tables, seat, False)
-    decline = evaluate(scratch, tables, seat)
+    decline = evaluate(scratch, tables, seat, weights)
     if take > decline:
         return TAKE_EXTRA, take
     return DECLINE_EXTRA, decline
 
 
 @njit
-def choose(state, tables):
+def choose(state, tables, weights):
     """The heuristic's action for the player to move."""
     seat = state[CURRENT_PLAYER]
     scratch = state.copy()
+    spare = state.copy()
     if state[PHASE] == PHASE_EXTRA_MOVE:
-        return _best_extra(state, tables, seat, scratch)[0]
+        return _best_extra(state, tables, seat, scratch, weights)[0]
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     legal_mask(state, tables, mask)
     if mask[ROLL]:
@@ -142,10 +147,10 @@ def choose(state, tables):
         for white in range(7):
             ways = WHITE_WAYS[white] / 16.0
             if action % 2 == 0:
-                value += ways * _after_roll(state, tables, seat, rank, white, scratch)
+                value += ways * _after_roll(state, tables, seat, rank, white, scratch, spare, weights)
             else:  # black paddle: +1 seal or "2x", each with probability 1/2
-                value += 0.5 * ways * _after_roll(state, tables, seat, rank, white + 1, scratch)
-                value += 0.5 * ways * _after_roll(state, tables, seat, rank, 2 * white, scratch)
+                value += 0.5 * ways * _after_roll(state, tables, seat, rank, white + 1, scratch, spare, weights)
+                value += 0.5 * ways * _after_roll(state, tables, seat, rank, 2 * white, scratch, spare, weights)
         if value > best_value:
             best_value = value
             best_action = action
@@ -153,6 +158,6 @@ def choose(state, tables):
 
 
 @njit_parallel
-def choose_batch(states, tables, out):
+def choose_batch(states, tables, weights, out):
     for i in prange(states.shape[0]):
-        out[i] = choose(states[i], tables)
+        out[i] = choose(states[i], tables, weights)

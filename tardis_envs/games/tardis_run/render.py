@@ -84,8 +84,9 @@ MARGIN = 16
 
 def render_rgb(game, state: np.ndarray) -> np.ndarray:
     """An image of the board: squares, arrows (yellow), teleports (purple),
-    pieces as discs (Monsters red, Doctors blue), homes and exits at the sides,
-    and the last roll's paddles along the bottom."""
+    pieces as discs (Monsters red, Doctors blue), each side's home ("S")
+    beside its entry square, escaped pieces ("OUT") and the last roll's
+    paddles along the bottom, the black paddle's holder (frame colour) on top."""
     board = game.board
     width = 2 * MARGIN + (board.columns + 2) * CELL
     height = 2 * MARGIN + board.rows * CELL + 2 * CELL
@@ -109,26 +110,29 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
         canvas.text(top + 6, left + 6, str(square), (60, 60, 60), scale=2)
         for k, seat in enumerate(sorted(occupants.get(square, []))):
             canvas.disc(top + CELL * 0.62, left + CELL * (0.32 + 0.36 * k), CELL * 0.16, PIECE_COLOR[seat])
-    # homes and escaped pieces at the two ends of the track
+    # homes beside each side's entry square; escaped pieces in the bottom strip
+    bottom = top0 + board.rows * CELL + 12
     for seat in (MONSTERS, DOCTORS):
         home, out = _counts(game, state, seat)
         entry = 1 if seat == DOCTORS else board.track_length
-        exit_square = board.track_length if seat == DOCTORS else 1
-        for count, square, label in ((home, entry, "S"), (out, exit_square, "X")):
-            top, left = cell_box(square)
-            row, col = board.cell_of_square(square)
-            left = MARGIN if col == 0 else MARGIN + (board.columns + 1) * CELL
-            canvas.text(top + 4, left + 4, label, PIECE_COLOR[seat], scale=2)
-            for k in range(count):
-                canvas.disc(top + 22 + 14 * (k // 2), left + 14 + 20 * (k % 2), 6, PIECE_COLOR[seat])
-    # header: whose turn, black paddle holder
+        top, _ = cell_box(entry)
+        _, col = board.cell_of_square(entry)
+        left = MARGIN if col == 0 else MARGIN + (board.columns + 1) * CELL
+        canvas.text(top + 4, left + 4, "S", PIECE_COLOR[seat], scale=2)
+        for k in range(home):
+            canvas.disc(top + 24 + 14 * (k // 2), left + 14 + 20 * (k % 2), 6, PIECE_COLOR[seat])
+        out_left = width - MARGIN - 150 + 75 * seat
+        canvas.text(bottom, out_left, "OUT", PIECE_COLOR[seat], scale=2)
+        for k in range(out):
+            canvas.disc(bottom + 22, out_left + 7 + 16 * k, 6, PIECE_COLOR[seat])
+    # header: the turn, and who holds the black paddle
     info = game.describe(state)
     canvas.text(MARGIN, MARGIN, f"TURN {info['turn']}", (230, 230, 230), scale=2)
     owner = int(state[BLACK_PADDLE_OWNER])
-    canvas.rect(MARGIN, width - MARGIN - 40, 20, 40, (10, 10, 10))
-    canvas.frame(MARGIN, width - MARGIN - 40, 20, 40, PIECE_COLOR[owner] if owner >= 0 else (120, 120, 120), 3)
+    x = canvas.text(MARGIN, width - MARGIN - 130, "BLACK", (230, 230, 230), scale=2)
+    canvas.rect(MARGIN - 4, x + 4, 20, 36, (10, 10, 10))
+    canvas.frame(MARGIN - 4, x + 4, 20, 36, PIECE_COLOR[owner] if owner >= 0 else (120, 120, 120), 3)
     # the last roll's paddles
-    bottom = top0 + board.rows * CELL + 12
     for i in range(rules.NUM_PADDLES):
         face = int(state[rules.LAST_FACES + i])
         left = MARGIN + i * 48
