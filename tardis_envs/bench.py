@@ -87,28 +87,3 @@ def batched_steps_per_second(
     run(0.2)  # warm-up
     rates = [run(seconds / repeats) for _ in range(repeats)]
     return {"median": statistics.median(rates), "min": min(rates), "max": max(rates), "num_envs": num_envs, "threads": threads}
-
-
-def kernel_steps_per_second(
-    env_id: str, num_envs: int = 8192, num_threads: int | None = None, seconds: float = 2.0, repeats: int = 3, seed: int = 0, **options
-) -> dict:
-    """Like :func:`batched_steps_per_second` but with the first legal action
-    (no random choice in numpy): the batched kernels alone."""
-    threads = num_threads or numba.config.NUMBA_NUM_THREADS
-    vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, **options)
-    _, masks, _ = vec.reset()
-
-    def run(limit: float) -> float:
-        nonlocal masks
-        steps = 0
-        started = time.perf_counter()
-        while True:
-            _, masks, _, _, _, _ = vec.step(masks.argmax(axis=1))
-            steps += num_envs
-            elapsed = time.perf_counter() - started
-            if elapsed >= limit:
-                return steps / elapsed
-
-    run(0.2)
-    rates = [run(seconds / repeats) for _ in range(repeats)]
-    return {"median": statistics.median(rates), "min": min(rates), "max": max(rates), "num_envs": num_envs, "threads": threads}
