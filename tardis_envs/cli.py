@@ -57,14 +57,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     names = args.agents.split(",") if args.agents else list(settings["agents"])
     games = args.games if args.games is not None else int(settings["games"])
     seed = args.seed if args.seed is not None else int(settings["seed"])
-    if games < 2 or games % 2:
-        raise ValueError(f"--games must be an even number >= 2 (seats are swapped evenly), got {games}")
-    if len(names) != 2:
-        raise ValueError(f"eval plays two agents against each other; got {len(names)}: {names}")
-    options = config["options"]
+    if games < 2:
+        raise ValueError(f"--games must be at least 2, got {games}")
+    options = dict(config["options"])
+    if args.num_players is not None:
+        options["num_players"] = args.num_players
     game = env_module(args.env_id).Game(**options)
-    agents = [make_agent(name, game, seed=seed + k) for k, name in enumerate(names)]
-    print(f"{args.env_id}: {names[0]} vs {names[1]}, {games} games, seats swapped evenly, seed {seed}", flush=True)
+    players = game.num_players
+    if len(names) == 2 and players > 2:
+        # one seat for the first agent, the others for copies of the second
+        names = [names[0]] + [f"{names[1]}#{k}" if k > 1 else names[1] for k in range(1, players)]
+    if len(names) != players:
+        raise ValueError(f"eval needs 2 or {players} agents for {players} players; got {len(names)}: {names}")
+    if games % players:
+        raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
+    agents = [make_agent(name.split("#")[0], game, seed=seed + k) for k, name in enumerate(names)]
+    share = f"; a fair share is {100 / players:.1f}%" if players > 2 else ""
+    print(f"{args.env_id}: {' vs '.join(names)}, {players} players, {games} games, seats rotated evenly, seed {seed}{share}", flush=True)
 
     def progress(done: int, total: int) -> None:
         print(f"  ... {done}/{total} games", flush=True)
@@ -178,9 +187,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = verbs.add_parser("eval", help="seat-swapped match of two agents with 95%% intervals")
     p.add_argument("env_id")
     p.add_argument("--agents", help="two agents, comma-separated (default from the config: heuristic,random)")
-    p.add_argument("--games", type=int, help="number of games (even; default 2000)")
+    p.add_argument("--games", type=int, help="number of games (a multiple of the player count; default 2000)")
     p.add_argument("--seed", type=int, help="seed of the first game (default 0)")
     p.add_argument("--config", help="YAML config (default configs/<env_id>.yaml if present)")
+    p.add_argument("--num-players", type=int, help="override the num_players rule option (games for 2-4 players)")
     p.add_argument("--json", help="also write the records to this JSON file")
     p.add_argument("--no-throughput", action="store_true", help="skip the throughput line")
     p.set_defaults(func=cmd_eval)

@@ -16,6 +16,7 @@ from ..base import Agent
 
 HEURISTIC_MODULES = {
     "tardis_run_v0": "agents.heuristics.tardis_run",
+    "keys_to_the_tardis_v0": "agents.heuristics.keys",
 }
 
 

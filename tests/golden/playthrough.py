@@ -13,21 +13,26 @@ SEED = 2026
 
 
 def playthrough(env_id: str) -> list[str]:
-    """One line per ply: agent, mask, observation digest, action and the state in words."""
+    """One line per ply: agent, mask, observation and state digests, the action in
+    words; the full ``describe()`` on the first and last ply and every 25th."""
     env = tardis_envs.make(env_id)
     env.reset(seed=SEED)
     raw = env.unwrapped
     rng = np.random.default_rng(SEED)
     lines = []
-    for agent in env.agent_iter(max_iter=2000):
+    for ply, agent in enumerate(env.agent_iter(max_iter=2000)):
         obs, reward, term, trunc, _ = env.last()
+        words = json.dumps(raw.describe(), sort_keys=True)
         record = {
+            "ply": ply,
             "agent": agent,
             "reward": reward,
             "mask": np.flatnonzero(obs["action_mask"]).tolist(),
             "observation_sha256": hashlib.sha256(np.ascontiguousarray(obs["observation"]).tobytes()).hexdigest()[:16],
-            "state": raw.describe(),
+            "state_sha256": hashlib.sha256(words.encode()).hexdigest()[:16],
         }
+        if ply % 25 == 0 or term or trunc:
+            record["state"] = json.loads(words)
         if term or trunc:
             action = None
         else:

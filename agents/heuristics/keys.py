@@ -1,0 +1,199 @@
+"""Keys to the TARDIS heuristic: plan the cheapest way across, and block the leader.
+
+The agent scores a position by route lengths: for each seat a shortest path
+(Dijkstra over the 49 tiles, diagonal edges through Time Tunnels, Teleport
+tiles leading to the Control Tile) from its pawn to its goal row, where
+entering a tile costs one step plus what it takes to get through: a closed
+door costs a card (less when the agent holds a Key of that colour or a
+Sonic Screwdriver), a known Dalek door needs a Jam Cookie, a barrier needs a
+Sonic Screwdriver, another pawn costs a wait. Routes are planned only from
+public information and the agent's own hand: tiles whose kind was hidden
+before the decision are treated as unknown even inside the look-ahead.
+
+Score = -(own route) + weight x (shortest opponent route), with the weight
+doubled when an opponent is ahead; a Pandorica adds its turns to the trapped
+pawn's route. Every legal card play (or bonus toggle) is tried on a copy of
+the state with the game's own ``step`` and the best score is played; moves
+go to the step that shortens the route most, preferring unused Extra Turn and
+Key tiles.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tardis_envs.core.jit import njit, njit_parallel, prange
+from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED
+from tardis_envs.games.keys.content import CENTRE, GRID, NUM_TILES, T_NUM_PLAYERS
+from tardis_envs.games.keys.rules import (
+    A_BONUS,
+    A_LEAVE,
+    A_MOVE,
+    A_STAY,
+    BONUS_USED,
+    CARD_COOKIE,
+    CARD_KEY,
+    CARD_SONIC,
+    DIRECTIONS,
+    HAND,
+    KIND_DALEK,
+    KIND_EXTRA_TURN,
+    KIND_KEY_TILE,
+    KIND_TELEPORT,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    PANDORICA,
+    PAWN,
+    PHASE,
+    PHASE_MOVE,
+    TILE_BARRIER,
+    TILE_COLOUR,
+    TILE_COOKIE,
+    TILE_KIND,
+    TILE_OPEN,
+    TILE_REVEALED,
+    TUNNEL,
+    WINNER,
+    abs_to_rel,
+    corner_of,
+    legal_mask,
+    neighbour,
+    seat_side,
+    step,
+)
+
+INF = 1e9
+# Weights (an argument of the kernels): index -> meaning.
+W_DOOR_IN_HAND = 0  # extra cost of a closed door the agent can open from its hand
+W_DOOR = 1  # ... of a closed door it cannot open yet
+W_UNKNOWN = 2  # extra risk of a door whose kind is hidden (a Dalek door?)
+W_DALEK = 3  # a known Dalek door without a cookie in hand
+W_BARRIER = 4  # a barrier without a Sonic Screwdriver in hand
+W_PAWN = 5  # a tile another pawn stands on
+W_BLOCK = 6  # weight of the nearest opponent's route in the score
+W_BONUS_TILE = 7  # value of stepping on an unused Extra Turn / Key tile
+DEFAULT_WEIGHTS = np.array([0.6, 1.6, 0.4, 8.0, 4.0, 1.5, 0.45, 0.6])
+
+
+@njit
+def enter_cost(state, tables, seat, tile, known, own, weights):
+    """Cost of stepping onto ``tile`` for ``seat``; ``own``: use the seat's hand."""
+    if tile == CENTRE:
+        return INF
+    hand = HAND + NUM_CARD_TYPES * seat
+    sonic = own and state[hand + CARD_SONIC] > 0
+    cost = 1.0
+    for s in range(tables[T_NUM_PLAYERS]):
+        if s != seat and state[PAWN + s] == tile:
+            cost += weights[W_PAWN]
+    if state[TILE_BARRIER + tile] == 1:
+        cost += 1.0 if sonic else weights[W_BARRIER]
+    if known[tile] == 1 and state[TILE_KIND + tile] == KIND_DALEK and state[TILE_COOKIE + tile] == 0:
+        cookie = own and state[hand + CARD_COOKIE] > 0
+        return cost + (1.5 if cookie else weights[W_DALEK])
+    if state[TILE_OPEN + tile] == 0:
+        key = own and state[hand + CARD_KEY + state[TILE_COLOUR + tile]] > 0
+        cost += weights[W_DOOR_IN_HAND] if (key or sonic) else weights[W_DOOR]
+        if known[tile] == 0:
+            cost += weights[W_UNKNOWN]
+    elif known[tile] == 0:
+        cost += weights[W_UNKNOWN]  # opened inside the look-ahead: kind not yet seen
+    return cost
+
+
+@njit
+def route_length(state, tables, seat, known, own, weights):
+    """Shortest route cost from ``seat``'s pawn to its goal row (INF if none)."""
+    side = seat_side(tables, seat)
+    dist = np.full(NUM_TILES, INF)
+    done = np.zeros(NUM_TILES, dtype=np.bool_)
+    pawn = state[PAWN + seat]
+    if pawn >= 0:
+        dist[pawn] = 0.0
+    else:
+        for t in range(NUM_TILES):
+            if abs_to_rel(side, t) // GRID == 0:
+                dist[t] = enter_cost(state, tables, seat, t, known, own, weights)
+    best = INF
+    for _ in range(NUM_TILES):
+        u = -1
+        du = INF
+        for t in range(NUM_TILES):
+            if not done[t] and dist[t] < du:
+                du = dist[t]
+                u = t
+        if u < 0:
+            break
+        done[u] = True
+        if u != CENTRE and abs_to_rel(side, u) // GRID == GRID - 1:
+            best = du if du < best else best
+            continue
+        if state[TILE_KIND + u] == KIND_TELEPORT and known[u] == 1 and u != pawn and dist[CENTRE] > du:
+            dist[CENTRE] = du  # arriving on a Teleport tile jumps to the Control Tile
+        for d in range(8):
+            v = neighbour(u, DIRECTIONS[d, 0], DIRECTIONS[d, 1])
+            if v < 0 or done[v]:
+                continue
+            if d >= 4:  # diagonal: only through a Time Tunnel
+                corner, orientation = corner_of(u, v)
+                if state[TUNNEL + corner] != orientation:
+                    continue
+            c = du + enter_cost(state, tables, seat, v, known, own, weights)
+            if c < dist[v]:
+                dist[v] = c
+    return best + state[PANDORICA + seat]
+
+
+@njit
+def score(state, tables, seat, known, weights):
+    if state[STATUS] == TERMINATED:
+        return INF if state[WINNER] == seat else -INF
+    mine = route_length(state, tables, seat, known, True, weights)
+    nearest = INF
+    for s in range(tables[T_NUM_PLAYERS]):
+        if s != seat:
+            other = route_length(state, tables, s, known, False, weights)
+            nearest = other if other < nearest else nearest
+    if nearest >= INF:
+        nearest = 30.0
+    if mine >= INF:
+        mine = 30.0
+    block = weights[W_BLOCK] * (2.0 if nearest < mine else 1.0)
+    return -mine + block * nearest
+
+
+@njit
+def choose(state, tables, weights):
+    """The heuristic's action for the player to move."""
+    seat = state[CURRENT_PLAYER]
+    known = state[TILE_REVEALED : TILE_REVEALED + NUM_TILES].copy()
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal_mask(state, tables, mask)
+    scratch = state.copy()
+    best_action = -1
+    best_value = -np.inf
+    moving = state[PHASE] == PHASE_MOVE
+    for action in range(NUM_ACTIONS):
+        if mask[action] == 0:
+            continue
+        scratch[:] = state
+        step(scratch, tables, action)
+        value = score(scratch, tables, seat, known, weights)
+        if moving and A_MOVE <= action < A_LEAVE and scratch[STATUS] == RUNNING:
+            tile = scratch[PAWN + seat]
+            if tile >= 0:
+                kind = state[TILE_KIND + tile]
+                fresh = (state[BONUS_USED + seat] >> np.int64(tile)) & 1 == 0
+                if fresh and (kind == KIND_EXTRA_TURN or kind == KIND_KEY_TILE):
+                    value += weights[W_BONUS_TILE]
+        if moving and action == A_STAY:
+            value -= 1e-6  # move when it is as good as staying
+        if value > best_value:
+            best_value = value
+            best_action = action
+    return best_action
+
+
+@njit_parallel
+def choose_batch(states, tables, weights, out):
+    for i in prange(states.shape[0]):
+        out[i] = choose(states[i], tables, weights)

@@ -1,0 +1,20 @@
+"""Keys to the TARDIS's batched kernels (see tardis_envs/games/tardis_run/batch.py for why
+the kernels are named as ``rules.<name>``)."""
+from __future__ import annotations
+
+from ...core.batch import next_key, reset_one, step_one
+from ...core.jit import njit_parallel, prange
+from . import rules
+
+
+@njit_parallel
+def batch_reset(states, tables, keys, obs, masks):
+    for i in prange(states.shape[0]):
+        reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, keys[i], obs[i], masks[i])
+
+
+@njit_parallel
+def batch_step(states, tables, actions, obs, masks, rewards, done):
+    for i in prange(states.shape[0]):
+        if step_one(rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i]):
+            reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i])

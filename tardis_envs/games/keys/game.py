@@ -1,0 +1,430 @@
+"""Keys to the TARDIS bound to its options: tables, state checks, words and drawing hooks."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.game import Game, GameSpec, Kernels
+from ...core.options import Option
+from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
+from . import batch, rules
+from .content import (
+    CARD_NAMES,
+    CENTRE,
+    GRID,
+    NUM_CARD_TYPES,
+    NUM_TILES,
+    SEAT_SIDES,
+    SIDE_NAMES,
+    TILE_KINDS,
+    build_tables,
+    load_components,
+)
+from .rules import (
+    A_BARRIER,
+    A_BONUS,
+    A_BONUS_DECLINE,
+    A_COOKIE,
+    A_CYBERMAN,
+    A_DISCARD,
+    A_ENTER,
+    A_KEY,
+    A_LEAVE,
+    A_MOVE,
+    A_PANDORICA,
+    A_SONIC,
+    A_STAY,
+    A_TUNNEL,
+    A_UNBAR,
+    BONUS_USED,
+    DECK,
+    DECK_SIZE,
+    DISCARD,
+    EXTRA_TURN_PENDING,
+    HAND,
+    LAST_ACTION,
+    LAST_SEAT,
+    LAST_TELEPORTED,
+    LAST_TILE,
+    LAST_TILE2,
+    NUM_ACTIONS,
+    NUM_CORNERS,
+    OBS_SIZE,
+    PANDORICA,
+    PAWN,
+    PHASE,
+    PHASE_BONUS,
+    PHASE_MOVE,
+    PHASE_OVER,
+    PHASE_PLAY,
+    STATE_SIZE,
+    TILE_BARRIER,
+    TILE_COLOUR,
+    TILE_COOKIE,
+    TILE_KIND,
+    TILE_OPEN,
+    TILE_REVEALED,
+    TUNNEL,
+    TURN,
+    WINNER,
+)
+
+PHASE_NAMES = {PHASE_PLAY: "play_card", PHASE_BONUS: "key_tile_bonus", PHASE_MOVE: "move", PHASE_OVER: "game_over"}
+FRAME_DIRECTION_NAMES = ("forward", "right", "back", "left", "forward-right", "back-right", "back-left", "forward-left")
+
+SPEC = GameSpec(
+    env_id="keys_to_the_tardis_v0",
+    name="Keys to the TARDIS",
+    version=0,
+    rulebook="seeds/004_01281a12fe58521d.txt",
+    min_players=2,
+    max_players=4,
+    chance=True,
+    hidden_information=True,
+    status="complete",
+    options={
+        "num_players": Option(2, "players, seated south/north (2), +west (3), +east (4)", kind=int, choices=(2, 3, 4)),
+        "reveal_tiles": Option(False, "show every tile's kind from the start", kind=bool),
+        "max_turns": Option(400, "turns (one player's turn each) before truncation", kind=int, minimum=1),
+    },
+)
+
+
+def square_name(tile: int) -> str:
+    """Absolute tile -> 'c4' (files a..g west to east, ranks 1..7 south to north)."""
+    return f"{'abcdefg'[tile % GRID]}{tile // GRID + 1}"
+
+
+def square_index(name: str) -> int:
+    name = name.strip().lower()
+    if len(name) != 2 or name[0] not in "abcdefg" or name[1] not in "1234567":
+        raise ValueError(f"keys_to_the_tardis_v0: {name!r} is not a square a1..g7")
+    return (int(name[1]) - 1) * GRID + "abcdefg".index(name[0])
+
+
+def compass(dr: int, dc: int) -> str:
+    return "-".join(w for w in (("north" if dr > 0 else "south" if dr < 0 else ""), ("east" if dc > 0 else "west" if dc < 0 else "")) if w)
+
+
+class KeysToTheTardis(Game):
+    """Keys to the TARDIS; see :mod:`tardis_envs.keys_to_the_tardis_v0` for the documentation page."""
+
+    spec = SPEC
+    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+
+    def _build(self) -> None:
+        self.components = load_components()
+        n = self.options["num_players"]
+        self.tables = build_tables(self.components, n, self.options["max_turns"], self.options["reveal_tiles"])
+        self.num_players = n
+        self.sides = SEAT_SIDES[n]
+        self.agent_names = tuple(SIDE_NAMES[s] for s in self.sides)
+        self.num_actions = NUM_ACTIONS
+        self.observation_shape = (OBS_SIZE,)
+        self.observation_high = 1.0
+        self.state_size = STATE_SIZE
+        self.max_game_length = 3 * self.options["max_turns"]
+
+    # --- helpers ---------------------------------------------------------------
+    def hand(self, state: np.ndarray, seat: int) -> dict[str, int]:
+        base = HAND + NUM_CARD_TYPES * seat
+        return {CARD_NAMES[c]: int(state[base + c]) for c in range(NUM_CARD_TYPES) if state[base + c]}
+
+    def cards_on_board(self, state: np.ndarray) -> dict[int, int]:
+        return {
+            rules.CARD_BARRIER: int(state[TILE_BARRIER : TILE_BARRIER + NUM_TILES].sum()),
+            rules.CARD_COOKIE: int(state[TILE_COOKIE : TILE_COOKIE + NUM_TILES].sum()),
+            rules.CARD_TUNNEL: int(np.count_nonzero(state[TUNNEL : TUNNEL + NUM_CORNERS])),
+            rules.CARD_PANDORICA: int(np.count_nonzero(state[PANDORICA : PANDORICA + self.num_players])),
+        }
+
+    def card_totals(self, state: np.ndarray) -> np.ndarray:
+        """Cards of each type across deck, hands, discard pile and board."""
+        totals = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
+        deck = state[DECK : DECK + int(state[DECK_SIZE])]
+        totals += np.bincount(deck[deck >= 0], minlength=NUM_CARD_TYPES)[:NUM_CARD_TYPES]
+        for seat in range(self.num_players):
+            totals += state[HAND + NUM_CARD_TYPES * seat : HAND + NUM_CARD_TYPES * (seat + 1)]
+        totals += state[DISCARD : DISCARD + NUM_CARD_TYPES]
+        for card, count in self.cards_on_board(state).items():
+            totals[card] += count
+        return totals
+
+    def _check_fields(self, state: np.ndarray) -> None:
+        env_id, n = self.spec.env_id, self.num_players
+        fail = lambda what: ValueError(f"{env_id}: corrupt state: {what}")  # noqa: E731
+        if not 0 <= state[DECK_SIZE] <= rules.MAX_CARDS:
+            raise fail(f"deck size {state[DECK_SIZE]}")
+        deck = state[DECK : DECK + int(state[DECK_SIZE])]
+        if ((deck < 0) | (deck >= NUM_CARD_TYPES)).any():
+            raise fail("deck holds an unknown card")
+        if (state[HAND : HAND + NUM_CARD_TYPES * 4] < 0).any() or (state[DISCARD : DISCARD + NUM_CARD_TYPES] < 0).any():
+            raise fail("negative card count")
+        expected = np.array(self.components.card_counts)
+        totals = self.card_totals(state)
+        if not np.array_equal(totals, expected):
+            raise fail(f"cards by type {totals.tolist()} do not add up to {expected.tolist()}")
+        kinds = state[TILE_KIND : TILE_KIND + NUM_TILES]
+        colours = state[TILE_COLOUR : TILE_COLOUR + NUM_TILES]
+        if kinds[CENTRE] != rules.KIND_CONTROL or colours[CENTRE] != -1 or state[TILE_OPEN + CENTRE] != 1:
+            raise fail("the Control Tile is not at the centre")
+        for colour in range(4):
+            for kind, name in enumerate(TILE_KINDS[:-1]):
+                count = int(np.sum((colours == colour) & (kinds == kind)))
+                if count != self.components.tiles_per_colour[name]:
+                    raise fail(f"{count} {self.components.colours[colour]} {name} tiles")
+        for field in (TILE_OPEN, TILE_REVEALED, TILE_BARRIER, TILE_COOKIE):
+            if not np.isin(state[field : field + NUM_TILES], (0, 1)).all():
+                raise fail(f"tile flags must be 0 or 1 (offset {field})")
+        if not np.isin(state[TUNNEL : TUNNEL + NUM_CORNERS], (0, 1, 2)).all():
+            raise fail("tunnel orientation must be 0, 1 or 2")
+        pawns = [int(p) for p in state[PAWN : PAWN + n]]
+        on_grid = [p for p in pawns if p >= 0]
+        if len(set(on_grid)) != len(on_grid) or any(p >= NUM_TILES for p in on_grid):
+            raise fail(f"pawns {pawns}")
+        for seat, p in enumerate(pawns):
+            if p < 0 or p == CENTRE:
+                continue
+            dalek = state[TILE_KIND + p] == rules.KIND_DALEK and not state[TILE_COOKIE + p]
+            if not state[TILE_OPEN + p] or state[TILE_BARRIER + p] or dalek:
+                raise fail(f"{self.agent_names[seat]}'s pawn stands on {square_name(p)}, where no pawn may stand")
+        if state[PHASE] not in PHASE_NAMES or (state[PHASE] == PHASE_OVER) != (state[STATUS] != RUNNING):
+            raise fail(f"phase {state[PHASE]} with status {state[STATUS]}")
+        if state[TURN] < 0 or state[EXTRA_TURN_PENDING] not in (0, 1):
+            raise fail("turn counter")
+
+    # --- position builder ---------------------------------------------------------------
+    def position(
+        self,
+        key: int = 0,
+        tiles: dict | None = None,
+        pawns: dict | None = None,
+        hands: dict | None = None,
+        to_move: int = 0,
+        phase: str = "play_card",
+        tunnels: list | None = None,
+        pandorica: dict | None = None,
+    ) -> np.ndarray:
+        """Build a scripted position from the opening of ``key``.
+
+        ``tiles`` maps squares ('c4') to dicts with any of ``colour``, ``kind``
+        (swapped with a tile that has them, so the tile set stays whole),
+        ``open``, ``revealed``, ``barrier``, ``cookie``; ``pawns`` maps seats to a
+        square or None; ``hands`` maps seats to ``{card name: count}``;
+        ``tunnels`` lists square pairs; ``pandorica`` maps seats to turns left.
+        Cards placed on the board or in hands come out of the deck, so the 68
+        cards stay accounted for. The result is validated like ``set_state``.
+        """
+        state = self.new_state(key)
+        colours = self.components.colours
+
+        def take_from_deck(card: int) -> None:
+            size = int(state[DECK_SIZE])
+            deck = list(state[DECK : DECK + size])
+            if card not in deck:
+                raise ValueError(f"{self.spec.env_id}: no {CARD_NAMES[card]} left in the deck for this position")
+            deck.remove(card)
+            state[DECK : DECK + size] = deck + [-1]
+            state[DECK_SIZE] = size - 1
+
+        if hands:
+            for seat, cards in hands.items():
+                base = HAND + NUM_CARD_TYPES * seat
+                for c in range(NUM_CARD_TYPES):  # return the dealt cards to the deck
+                    for _ in range(int(state[base + c])):
+                        state[DECK + state[DECK_SIZE]] = c
+                        state[DECK_SIZE] += 1
+                    state[base + c] = 0
+                for name, count in cards.items():
+                    card = CARD_NAMES.index(name)
+                    for _ in range(count):
+                        take_from_deck(card)
+                    state[base + card] = count
+        for square, spec in (tiles or {}).items():
+            t = square_index(square)
+            if "colour" in spec or "kind" in spec:
+                colour = colours.index(spec.get("colour", colours[state[TILE_COLOUR + t]]))
+                kind = TILE_KINDS.index(spec.get("kind", TILE_KINDS[state[TILE_KIND + t]]))
+                others = [
+                    u for u in range(NUM_TILES)
+                    if state[TILE_COLOUR + u] == colour and state[TILE_KIND + u] == kind and u not in (t, CENTRE)
+                    and square_name(u) not in (tiles or {})
+                ]
+                if (state[TILE_COLOUR + t], state[TILE_KIND + t]) != (colour, kind):
+                    if not others:
+                        raise ValueError(f"{self.spec.env_id}: no spare {colours[colour]} {TILE_KINDS[kind]} tile to put on {square}")
+                    u = others[0]
+                    for field in (TILE_COLOUR, TILE_KIND):
+                        state[field + t], state[field + u] = state[field + u], state[field + t]
+            for flag, field in (("open", TILE_OPEN), ("revealed", TILE_REVEALED)):
+                if flag in spec:
+                    state[field + t] = int(spec[flag])
+            if spec.get("open"):
+                state[TILE_REVEALED + t] = 1
+            for flag, field, card in (("barrier", TILE_BARRIER, rules.CARD_BARRIER), ("cookie", TILE_COOKIE, rules.CARD_COOKIE)):
+                if spec.get(flag):
+                    take_from_deck(card)
+                    state[field + t] = 1
+        for a, b in tunnels or []:
+            corner, orientation = rules.corner_of(square_index(a), square_index(b))
+            take_from_deck(rules.CARD_TUNNEL)
+            state[TUNNEL + corner] = orientation
+        for seat, square in (pawns or {}).items():
+            state[PAWN + seat] = -1 if square is None else square_index(square)
+        for seat, turns in (pandorica or {}).items():
+            take_from_deck(rules.CARD_PANDORICA)
+            state[PANDORICA + seat] = turns
+        state[CURRENT_PLAYER] = to_move
+        state[PHASE] = {v: k for k, v in PHASE_NAMES.items()}[phase]
+        return self.check_state(state)
+
+    # --- words ---------------------------------------------------------------
+    def describe(self, state: np.ndarray) -> dict:
+        """The whole state in the game's words (this is the full, omniscient view).
+
+        Keys: ``num_players``, ``turn``, ``phase``, ``status``, ``current_player``,
+        ``extra_turn_pending``, ``winner``, ``rewards``, ``grid`` (square ->
+        colour, kind, open, revealed, barrier, cookie, pawn), ``tunnels`` (square
+        pairs), ``players`` (per seat: side, pawn square, Pandorica turns left,
+        bonus squares used, hand by card), ``deck_size``, ``discard`` (by card),
+        ``last_action`` (seat, text, squares touched, teleported).
+        """
+        n = self.num_players
+        colours = self.components.colours
+        pawns = {int(state[PAWN + s]): self.agent_names[s] for s in range(n) if state[PAWN + s] >= 0}
+        grid = {}
+        for t in range(NUM_TILES):
+            colour = int(state[TILE_COLOUR + t])
+            grid[square_name(t)] = {
+                "colour": colours[colour] if colour >= 0 else None,
+                "kind": TILE_KINDS[int(state[TILE_KIND + t])],
+                "open": bool(state[TILE_OPEN + t]),
+                "revealed": bool(state[TILE_REVEALED + t]),
+                "barrier": bool(state[TILE_BARRIER + t]),
+                "cookie": bool(state[TILE_COOKIE + t]),
+                "pawn": pawns.get(t),
+            }
+        tunnels = []
+        for k in range(NUM_CORNERS):
+            o = int(state[TUNNEL + k])
+            if o:
+                r, c = divmod(k, GRID - 1)
+                a, b = (r * GRID + c, (r + 1) * GRID + c + 1) if o == 1 else (r * GRID + c + 1, (r + 1) * GRID + c)
+                tunnels.append([square_name(a), square_name(b)])
+        players = {}
+        for s in range(n):
+            used = [square_name(t) for t in range(NUM_TILES) if (int(state[BONUS_USED + s]) >> t) & 1]
+            pawn = int(state[PAWN + s])
+            players[self.agent_names[s]] = {
+                "pawn": square_name(pawn) if pawn >= 0 else None,
+                "pandorica_turns": int(state[PANDORICA + s]),
+                "bonus_used": used,
+                "hand": self.hand(state, s),
+                "hand_size": int(state[HAND + NUM_CARD_TYPES * s : HAND + NUM_CARD_TYPES * (s + 1)].sum()),
+            }
+        status = int(state[STATUS])
+        last = None
+        if state[LAST_SEAT] >= 0:
+            seat = int(state[LAST_SEAT])
+            last = {
+                "player": self.agent_names[seat],
+                "squares": [square_name(int(t)) for t in (state[LAST_TILE], state[LAST_TILE2]) if t >= 0],
+                "teleported": bool(state[LAST_TELEPORTED]),
+            }
+        return {
+            "num_players": n,
+            "turn": int(state[TURN]),
+            "phase": PHASE_NAMES[int(state[PHASE])],
+            "status": STATUS_NAMES[status],
+            "current_player": self.agent_names[int(state[CURRENT_PLAYER])] if status == RUNNING else None,
+            "extra_turn_pending": bool(state[EXTRA_TURN_PENDING]),
+            "winner": self.agent_names[int(state[WINNER])] if status == TERMINATED else None,
+            "rewards": {self.agent_names[s]: int(state[REWARDS + s]) for s in range(n)},
+            "grid": grid,
+            "tunnels": tunnels,
+            "players": players,
+            "deck_size": int(state[DECK_SIZE]),
+            "discard": {CARD_NAMES[c]: int(state[DISCARD + c]) for c in range(NUM_CARD_TYPES) if state[DISCARD + c]},
+            "last_action": last,
+        }
+
+    def action_to_string(self, state: np.ndarray, action: int) -> str:
+        """Table talk for ``action`` of the player to move (absolute squares and compass)."""
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"{self.spec.env_id}: action {action} is outside 0..{NUM_ACTIONS - 1}")
+        seat = int(state[CURRENT_PLAYER])
+        side = self.sides[seat]
+        colours = self.components.colours
+
+        def square(rel: int) -> str:
+            return square_name(int(rules.rel_to_abs(side, rel)))
+
+        def verb(rel: int) -> str:
+            return "close" if state[TILE_OPEN + rules.rel_to_abs(side, rel)] else "open"
+
+        def direction(d: int) -> str:
+            return compass(*[int(x) for x in rules.abs_direction(side, d)])
+
+        if action < A_SONIC:
+            t = action - A_KEY
+            colour = int(state[TILE_COLOUR + rules.rel_to_abs(side, t)])
+            name = colours[colour] if colour >= 0 else "no"
+            return f"play {name} key: {verb(t)} {square(t)}"
+        if action < A_UNBAR:
+            return f"play sonic screwdriver: {verb(action - A_SONIC)} {square(action - A_SONIC)}"
+        if action < A_BARRIER:
+            return f"play sonic screwdriver: remove barrier {square(action - A_UNBAR)}"
+        if action < A_COOKIE:
+            return f"play time barrier on {square(action - A_BARRIER)}"
+        if action < A_TUNNEL:
+            return f"play jam cookie on {square(action - A_COOKIE)}"
+        if action < A_PANDORICA:
+            k, o = divmod(action - A_TUNNEL, 2)
+            a, b = rules.tunnel_tiles(side, k, o)
+            a, b = sorted((int(a), int(b)))
+            return f"play time tunnel {square_name(a)}-{square_name(b)}"
+        if action < A_CYBERMAN:
+            j = action - A_PANDORICA
+            return f"play pandorica on {self._opponent(seat, j)}"
+        if action < A_DISCARD:
+            j, d = divmod(action - A_CYBERMAN, 8)
+            return f"play cyberman assault: push {self._opponent(seat, j)} {direction(d)}"
+        if action < A_BONUS:
+            return f"discard {CARD_NAMES[action - A_DISCARD]}"
+        if action < A_BONUS_DECLINE:
+            return f"key tile: {verb(action - A_BONUS)} {square(action - A_BONUS)}"
+        if action == A_BONUS_DECLINE:
+            return "key tile: decline"
+        if action < A_ENTER:
+            return f"move {direction(action - A_MOVE)}"
+        if action < A_LEAVE:
+            return f"enter {square(action - A_ENTER)}"
+        if action == A_LEAVE:
+            return "leave the grid"
+        return "stay"
+
+    def _opponent(self, seat: int, j: int) -> str:
+        if j + 1 >= self.num_players:
+            return f"opponent {j + 1}"
+        return self.agent_names[(seat + j + 1) % self.num_players]
+
+    def string_to_action(self, state: np.ndarray, text: str) -> int:
+        """Inverse of :meth:`action_to_string` in the current state; the
+        open/close word may be either (``play red key: c4`` also works)."""
+        wanted = " ".join(str(text).lower().split())
+        relaxed = wanted.replace(": open ", ": ").replace(": close ", ": ")
+        for action in range(NUM_ACTIONS):
+            said = self.action_to_string(state, action)
+            if said == wanted or said.replace(": open ", ": ").replace(": close ", ": ") == relaxed:
+                return action
+        raise ValueError(f"{self.spec.env_id}: unknown action {text!r}; e.g. 'play red key: open c4', 'move north', 'stay'")
+
+    # --- drawing ---------------------------------------------------------------
+    def render_ansi(self, state: np.ndarray) -> str:
+        from .render import render_ansi
+
+        return render_ansi(self, state)
+
+    def render_rgb(self, state: np.ndarray) -> np.ndarray:
+        from .render import render_rgb
+
+        return render_rgb(self, state)

@@ -1,0 +1,775 @@
+"""Keys to the TARDIS rules as numba kernels over one flat ``int64`` state.
+
+Notation
+--------
+The 7x7 grid is indexed ``tile = row * 7 + col`` with row 0 the south edge
+row (rank 1) and col 0 the west edge (file a); the Control Tile is the centre
+(``d4``). Seats sit at board *sides* (``0`` south, ``1`` west, ``2`` north,
+``3`` east; two players: south and north; three: south, west, north). Each
+seat also has a *frame*: the grid rotated so that its own edge row is row 0
+and its goal row is row 6. Observations and actions are in the frame of the
+seat they belong to (:func:`rel_to_abs`, :func:`abs_to_rel`), so a policy
+always starts at the bottom and heads up; notation and ``describe()`` use
+absolute squares and compass directions.
+
+State layout (after the shared header)
+--------------------------------------
+======================  ====================================================
+``TILE_COLOUR`` + t     0 red, 1 blue, 2 green, 3 yellow; -1 Control Tile
+``TILE_KIND`` + t       ``KIND_*`` (hidden from observations until revealed)
+``TILE_OPEN`` + t       1 if the door is open (the Control Tile is open)
+``TILE_REVEALED`` + t   1 once its kind is public (first opening, or option)
+``TILE_BARRIER`` + t    1 under a Time Barrier
+``TILE_COOKIE`` + t     1 under a Jam Cookie
+``TUNNEL`` + k          Time Tunnel at grid corner ``k = r * 6 + c`` (corner
+                        between tiles (r, c) and (r+1, c+1)): 0 none, 1 joins
+                        (r, c)-(r+1, c+1), 2 joins (r, c+1)-(r+1, c)
+``PAWN`` + s            seat ``s``'s pawn tile, -1 off the grid
+``PANDORICA`` + s       own turns left trapped in the Pandorica
+``BONUS_USED`` + s      bitmask over tiles: Key / Extra Turn bonus used there
+``HAND`` + 10 s + c     cards of type ``c`` (``CARD_*``) in seat ``s``'s hand
+``DECK`` .. / ``DECK_SIZE``   the draw pile, top card last
+``DISCARD`` + c         discard pile by card type (cards of a type are alike)
+``PHASE``, ``TURN``, ``EXTRA_TURN_PENDING``, ``WINNER``, ``LAST_*``
+======================  ====================================================
+
+Turn: draw (automatic; an empty deck is refilled by shuffling the
+discards), play exactly one card (``PHASE_PLAY``), then move or stay
+(``PHASE_MOVE``), then possibly toggle a door with a Key Tile bonus
+(``PHASE_BONUS``). A phase whose only legal action is "stay"/"decline" is
+skipped.
+
+Actions (``NUM_ACTIONS = 421``; ``t`` is a tile in the mover's frame)
+----------------------------------------------------------------------
+=====================  ======================================================
+``A_KEY + t``          play the Key of tile t's colour: toggle that door
+``A_SONIC + t``        Sonic Screwdriver: toggle the door on t
+``A_UNBAR + t``        Sonic Screwdriver: remove the Time Barrier on t
+``A_BARRIER + t``      Time Barrier on t
+``A_COOKIE + t``       Jam Cookie on the revealed Dalek door t
+``A_TUNNEL + 2k + o``  Time Tunnel at frame corner k (o = 0: (r,c)-(r+1,c+1),
+                       o = 1: (r,c+1)-(r+1,c))
+``A_PANDORICA + j``    Pandorica on the pawn of seat (mover + j + 1) % n
+``A_CYBERMAN + 8j + d``  Cyberman Assault: push seat (mover + j + 1) % n's
+                       pawn one step in frame direction d
+``A_DISCARD + c``      discard a card of type c without effect
+``A_BONUS + t``        Key Tile bonus: toggle the door on t
+``A_BONUS_DECLINE``    decline the Key Tile bonus
+``A_MOVE + d``         step in frame direction d (0 forward, 1 right, 2 back,
+                       3 left, 4-7 diagonals through a Time Tunnel:
+                       forward-right, back-right, back-left, forward-left)
+``A_ENTER + c``        enter the grid onto column c of the own edge row
+``A_LEAVE``            step off the grid from the own edge row
+``A_STAY``             end the turn without moving
+=====================  ======================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.jit import njit
+from ...core.rng import rng_shuffle
+from ...core.state import CURRENT_PLAYER, HEADER_SIZE, MAX_PLAYERS, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
+from .content import (
+    CENTRE,
+    GRID,
+    NUM_CARD_TYPES,
+    NUM_COLOURS,
+    NUM_TILES,
+    T_CARD_COUNT,
+    T_HAND_SIZE,
+    T_MAX_TURNS,
+    T_NUM_PLAYERS,
+    T_PANDORICA_TURNS,
+    T_REVEAL_TILES,
+    T_SEAT_SIDE,
+    T_TILE_COUNT,
+)
+
+KIND_PLAIN = 0
+KIND_DALEK = 1
+KIND_KEY_TILE = 2
+KIND_EXTRA_TURN = 3
+KIND_TELEPORT = 4
+KIND_CONTROL = 5
+NUM_KINDS = 6
+
+CARD_KEY = 0  # + colour
+CARD_SONIC = 4
+CARD_BARRIER = 5
+CARD_TUNNEL = 6
+CARD_COOKIE = 7
+CARD_PANDORICA = 8
+CARD_CYBERMAN = 9
+
+NUM_CORNERS = (GRID - 1) * (GRID - 1)
+MAX_CARDS = 128
+
+# --- state layout ---------------------------------------------------------------
+TILE_COLOUR = HEADER_SIZE
+TILE_KIND = TILE_COLOUR + NUM_TILES
+TILE_OPEN = TILE_KIND + NUM_TILES
+TILE_REVEALED = TILE_OPEN + NUM_TILES
+TILE_BARRIER = TILE_REVEALED + NUM_TILES
+TILE_COOKIE = TILE_BARRIER + NUM_TILES
+TUNNEL = TILE_COOKIE + NUM_TILES
+PAWN = TUNNEL + NUM_CORNERS
+PANDORICA = PAWN + MAX_PLAYERS
+BONUS_USED = PANDORICA + MAX_PLAYERS
+HAND = BONUS_USED + MAX_PLAYERS
+DECK = HAND + MAX_PLAYERS * NUM_CARD_TYPES
+DECK_SIZE = DECK + MAX_CARDS
+DISCARD = DECK_SIZE + 1
+PHASE = DISCARD + NUM_CARD_TYPES
+TURN = PHASE + 1
+EXTRA_TURN_PENDING = TURN + 1
+WINNER = EXTRA_TURN_PENDING + 1
+LAST_SEAT = WINNER + 1  # seat of the last decision
+LAST_ACTION = LAST_SEAT + 1  # its action (in that seat's frame)
+LAST_TILE = LAST_ACTION + 1  # absolute tile it touched (-1 none)
+LAST_TILE2 = LAST_TILE + 1  # second tile (tunnel end, pushed-to tile)
+LAST_TELEPORTED = LAST_TILE2 + 1
+STATE_SIZE = LAST_TELEPORTED + 1
+
+PHASE_PLAY = 0
+PHASE_BONUS = 1
+PHASE_MOVE = 2
+PHASE_OVER = 3
+
+# --- actions ---------------------------------------------------------------
+A_KEY = 0
+A_SONIC = A_KEY + NUM_TILES
+A_UNBAR = A_SONIC + NUM_TILES
+A_BARRIER = A_UNBAR + NUM_TILES
+A_COOKIE = A_BARRIER + NUM_TILES
+A_TUNNEL = A_COOKIE + NUM_TILES
+A_PANDORICA = A_TUNNEL + 2 * NUM_CORNERS
+A_CYBERMAN = A_PANDORICA + 3
+A_DISCARD = A_CYBERMAN + 3 * 8
+A_BONUS = A_DISCARD + NUM_CARD_TYPES
+A_BONUS_DECLINE = A_BONUS + NUM_TILES
+A_MOVE = A_BONUS_DECLINE + 1
+A_ENTER = A_MOVE + 8
+A_LEAVE = A_ENTER + GRID
+A_STAY = A_LEAVE + 1
+NUM_ACTIONS = A_STAY + 1
+
+# Frame directions: (d_row, d_col) for forward, right, back, left, then diagonals.
+DIRECTIONS = np.array([[1, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [-1, 1], [-1, -1], [1, -1]], dtype=np.int64)
+
+# --- observation (flat; planes of 49 in the observer's frame, then scalars) ---------
+P_OPEN = 0
+P_COLOUR = 1  # 4 planes
+P_KIND = 5  # 6 planes, only where the kind is public
+P_KIND_UNKNOWN = 11
+P_BARRIER = 12
+P_COOKIE = 13
+P_BONUS_USED = 14
+P_OWN_PAWN = 15
+P_OPPONENT_PAWN = 16  # 3 planes: the next seats in turn order
+P_TUNNEL = 19  # 4 planes: a tunnel leaves this tile forward-right, back-right, back-left, forward-left
+NUM_PLANES = 23
+S_BASE = NUM_PLANES * NUM_TILES
+S_HAND = S_BASE  # 10: own cards by type / 4
+S_OPPONENT_HAND = S_HAND + NUM_CARD_TYPES  # 3: hand sizes / 4
+S_DECK = S_OPPONENT_HAND + 3  # deck size / cards in the game
+S_DISCARD = S_DECK + 1  # 10: discard pile by type / cards of that type
+S_PANDORICA = S_DISCARD + NUM_CARD_TYPES  # 4: own, then opponents: turns left / pandorica_turns
+S_OFF_GRID = S_PANDORICA + 4  # 4: own, then opponents: pawn off the grid
+S_PHASE = S_OFF_GRID + 4  # 3: play, bonus, move (one-hot, only for the mover)
+S_EXTRA_TURN = S_PHASE + 3
+S_SEAT_PRESENT = S_EXTRA_TURN + 1  # 3: opponent j exists
+S_MY_TURN = S_SEAT_PRESENT + 3
+OBS_SIZE = S_MY_TURN + 1
+
+
+# --- geometry ---------------------------------------------------------------
+@njit
+def rel_to_abs(side, tile):
+    """Absolute tile of ``tile`` given in the frame of board side ``side``."""
+    r = tile // GRID
+    c = tile % GRID
+    if side == 0:
+        return tile
+    if side == 1:
+        return (GRID - 1 - c) * GRID + r
+    if side == 2:
+        return (GRID - 1 - r) * GRID + (GRID - 1 - c)
+    return c * GRID + (GRID - 1 - r)
+
+
+@njit
+def abs_to_rel(side, tile):
+    row = tile // GRID
+    col = tile % GRID
+    if side == 0:
+        return tile
+    if side == 1:
+        return col * GRID + (GRID - 1 - row)
+    if side == 2:
+        return (GRID - 1 - row) * GRID + (GRID - 1 - col)
+    return (GRID - 1 - col) * GRID + row
+
+
+@njit
+def abs_direction(side, d):
+    """(d_row, d_col) on the board of frame direction ``d`` of side ``side``."""
+    dr = DIRECTIONS[d, 0]
+    dc = DIRECTIONS[d, 1]
+    if side == 0:
+        return dr, dc
+    if side == 1:
+        return -dc, dr
+    if side == 2:
+        return -dr, -dc
+    return dc, -dr
+
+
+@njit
+def neighbour(tile, dr, dc):
+    r = tile // GRID + dr
+    c = tile % GRID + dc
+    if r < 0 or r >= GRID or c < 0 or c >= GRID:
+        return -1
+    return r * GRID + c
+
+
+@njit
+def corner_of(a, b):
+    """(corner, orientation 1 or 2) of the diagonal between tiles a and b."""
+    ra, ca, rb, cb = a // GRID, a % GRID, b // GRID, b % GRID
+    corner = min(ra, rb) * (GRID - 1) + min(ca, cb)
+    if (rb - ra) == (cb - ca):
+        return corner, 1
+    return corner, 2
+
+
+@njit
+def seat_side(tables, seat):
+    return tables[T_SEAT_SIDE + seat]
+
+
+@njit
+def pawn_on(state, tables, tile):
+    for s in range(tables[T_NUM_PLAYERS]):
+        if state[PAWN + s] == tile:
+            return s
+    return -1
+
+
+@njit
+def standable(state, tables, tile):
+    """A pawn may stop here: an open door, not an uncookied Dalek door, no
+    barrier, no other pawn, never the Control Tile (reached only by teleport)."""
+    if tile < 0 or tile == CENTRE:
+        return False
+    if state[TILE_OPEN + tile] == 0 or state[TILE_BARRIER + tile] == 1:
+        return False
+    if state[TILE_KIND + tile] == KIND_DALEK and state[TILE_COOKIE + tile] == 0:
+        return False
+    return pawn_on(state, tables, tile) < 0
+
+
+@njit
+def step_target(state, tables, tile, dr, dc):
+    """Tile reached from ``tile`` by one step (dr, dc), if a pawn may go there.
+
+    Orthogonal steps need only a standable target; diagonal steps need a Time
+    Tunnel across that corner with both ends open.
+    """
+    target = neighbour(tile, dr, dc)
+    if target < 0:
+        return -1
+    if dr != 0 and dc != 0:
+        corner, orientation = corner_of(tile, target)
+        if state[TUNNEL + corner] != orientation:
+            return -1
+        if state[TILE_OPEN + tile] == 0 or state[TILE_OPEN + target] == 0:
+            return -1
+    if not standable(state, tables, target):
+        return -1
+    return target
+
+
+@njit
+def can_toggle(state, tables, tile):
+    """A door may be opened or closed: not the Control Tile, no barrier;
+    closing also needs no pawn on it and no Jam Cookie."""
+    if tile == CENTRE or state[TILE_BARRIER + tile] == 1:
+        return False
+    if state[TILE_OPEN + tile] == 1:
+        return state[TILE_COOKIE + tile] == 0 and pawn_on(state, tables, tile) < 0
+    return True
+
+
+@njit
+def toggle(state, tile):
+    if state[TILE_OPEN + tile] == 1:
+        state[TILE_OPEN + tile] = 0
+    else:
+        state[TILE_OPEN + tile] = 1
+        state[TILE_REVEALED + tile] = 1
+
+
+@njit
+def on_goal_row(tables, seat, tile):
+    return tile >= 0 and tile != CENTRE and abs_to_rel(seat_side(tables, seat), tile) // GRID == GRID - 1
+
+
+@njit
+def tunnel_tiles(side, k, o):
+    """Absolute end tiles of frame corner ``k`` with orientation ``o`` (0 or 1)."""
+    r = k // (GRID - 1)
+    c = k % (GRID - 1)
+    if o == 0:
+        return rel_to_abs(side, r * GRID + c), rel_to_abs(side, (r + 1) * GRID + c + 1)
+    return rel_to_abs(side, r * GRID + c + 1), rel_to_abs(side, (r + 1) * GRID + c)
+
+
+@njit
+def target_seat(tables, mover, j):
+    """Seat of opponent ``j`` (0-based, in turn order after the mover), or -1."""
+    n = tables[T_NUM_PLAYERS]
+    if j + 1 >= n:
+        return -1
+    return (mover + j + 1) % n
+
+
+# --- turn flow ---------------------------------------------------------------
+@njit
+def draw(state, tables, seat):
+    if state[DECK_SIZE] == 0:  # shuffle the discards into a new deck
+        size = 0
+        for c in range(NUM_CARD_TYPES):
+            for _ in range(state[DISCARD + c]):
+                state[DECK + size] = c
+                size += 1
+            state[DISCARD + c] = 0
+        rng_shuffle(state, RNG_KEY, state[DECK : DECK + size], size)
+        state[DECK_SIZE] = size
+    state[DECK_SIZE] -= 1
+    card = state[DECK + state[DECK_SIZE]]
+    state[DECK + state[DECK_SIZE]] = -1
+    state[HAND + NUM_CARD_TYPES * seat + card] += 1
+
+
+@njit
+def win(state, tables, seat):
+    state[STATUS] = TERMINATED
+    state[PHASE] = PHASE_OVER
+    state[WINNER] = seat
+    for s in range(tables[T_NUM_PLAYERS]):
+        state[REWARDS + s] = 1 if s == seat else -1
+
+
+@njit
+def start_turn(state, tables):
+    draw(state, tables, state[CURRENT_PLAYER])
+    state[PHASE] = PHASE_PLAY
+
+
+@njit
+def end_turn(state, tables):
+    seat = state[CURRENT_PLAYER]
+    if state[PANDORICA + seat] > 0:
+        state[PANDORICA + seat] -= 1
+        if state[PANDORICA + seat] == 0:
+            state[DISCARD + CARD_PANDORICA] += 1
+    state[TURN] += 1
+    if state[TURN] >= tables[T_MAX_TURNS]:
+        state[STATUS] = TRUNCATED
+        state[PHASE] = PHASE_OVER
+        return
+    if state[EXTRA_TURN_PENDING] == 1:
+        state[EXTRA_TURN_PENDING] = 0
+    else:
+        state[CURRENT_PLAYER] = (seat + 1) % tables[T_NUM_PLAYERS]
+    start_turn(state, tables)
+
+
+@njit
+def any_move(state, tables):
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    move_mask(state, tables, mask)
+    for a in range(A_MOVE, A_STAY):
+        if mask[a]:
+            return True
+    return False
+
+
+@njit
+def any_bonus(state, tables):
+    for t in range(NUM_TILES):
+        if t != state[PAWN + state[CURRENT_PLAYER]] and can_toggle(state, tables, t):
+            return True
+    return False
+
+
+@njit
+def arrive(state, tables, seat, tile, own_step):
+    """Put seat's pawn on ``tile``: win on the goal row, teleport, bonuses.
+
+    Returns True if a Key Tile bonus decision follows.
+    """
+    state[PAWN + seat] = tile
+    if on_goal_row(tables, seat, tile):
+        win(state, tables, seat)
+        return False
+    kind = state[TILE_KIND + tile]
+    if kind == KIND_TELEPORT:
+        if pawn_on(state, tables, CENTRE) < 0:
+            state[PAWN + seat] = CENTRE
+            state[LAST_TELEPORTED] = 1
+        return False
+    if not own_step:
+        return False  # forced moves give no Key or Extra Turn bonus
+    bit = np.int64(1) << np.int64(tile)
+    if (kind == KIND_KEY_TILE or kind == KIND_EXTRA_TURN) and (state[BONUS_USED + seat] & bit) == 0:
+        state[BONUS_USED + seat] |= bit
+        if kind == KIND_EXTRA_TURN:
+            state[EXTRA_TURN_PENDING] = 1
+            return False
+        return True
+    return False
+
+
+@njit
+def after_play(state, tables):
+    if state[STATUS] != RUNNING:
+        return
+    if any_move(state, tables):
+        state[PHASE] = PHASE_MOVE
+    else:
+        end_turn(state, tables)
+
+
+@njit
+def play_card(state, tables, seat, action):
+    side = seat_side(tables, seat)
+    hand = HAND + NUM_CARD_TYPES * seat
+    if action < A_TUNNEL:
+        kind = action // NUM_TILES
+        tile = rel_to_abs(side, action % NUM_TILES)
+        state[LAST_TILE] = tile
+        if action < A_SONIC:
+            card = CARD_KEY + state[TILE_COLOUR + tile]
+            toggle(state, tile)
+        elif action < A_UNBAR:
+            card = CARD_SONIC
+            toggle(state, tile)
+        elif action < A_BARRIER:
+            card = CARD_SONIC
+            state[TILE_BARRIER + tile] = 0
+            state[DISCARD + CARD_BARRIER] += 1
+        elif action < A_COOKIE:
+            state[hand + CARD_BARRIER] -= 1
+            state[TILE_BARRIER + tile] = 1
+            return
+        else:
+            state[hand + CARD_COOKIE] -= 1
+            state[TILE_COOKIE + tile] = 1
+            state[TILE_OPEN + tile] = 1
+            return
+        state[hand + card] -= 1
+        state[DISCARD + card] += 1
+        return
+    if action < A_PANDORICA:
+        k = (action - A_TUNNEL) // 2
+        a, b = tunnel_tiles(side, k, (action - A_TUNNEL) % 2)
+        corner, orientation = corner_of(a, b)
+        state[TUNNEL + corner] = orientation
+        state[hand + CARD_TUNNEL] -= 1
+        state[LAST_TILE] = a
+        state[LAST_TILE2] = b
+        return
+    if action < A_CYBERMAN:
+        target = target_seat(tables, seat, action - A_PANDORICA)
+        state[PANDORICA + target] = tables[T_PANDORICA_TURNS]
+        state[hand + CARD_PANDORICA] -= 1
+        state[LAST_TILE] = state[PAWN + target]
+        return
+    if action < A_DISCARD:
+        j = (action - A_CYBERMAN) // 8
+        d = (action - A_CYBERMAN) % 8
+        target = target_seat(tables, seat, j)
+        dr, dc = abs_direction(side, d)
+        start = state[PAWN + target]
+        tile = step_target(state, tables, start, dr, dc)
+        state[hand + CARD_CYBERMAN] -= 1
+        state[DISCARD + CARD_CYBERMAN] += 1
+        state[LAST_TILE] = start
+        state[LAST_TILE2] = tile
+        arrive(state, tables, target, tile, False)
+        return
+    card = action - A_DISCARD
+    state[hand + card] -= 1
+    state[DISCARD + card] += 1
+
+
+@njit
+def move_pawn(state, tables, seat, action):
+    side = seat_side(tables, seat)
+    if action == A_STAY:
+        end_turn(state, tables)
+        return
+    if action == A_LEAVE:
+        state[LAST_TILE] = state[PAWN + seat]
+        state[PAWN + seat] = -1
+        end_turn(state, tables)
+        return
+    if action < A_ENTER:
+        dr, dc = abs_direction(side, action - A_MOVE)
+        state[LAST_TILE] = state[PAWN + seat]
+        tile = step_target(state, tables, state[PAWN + seat], dr, dc)
+    else:
+        tile = rel_to_abs(side, action - A_ENTER)
+    state[LAST_TILE2] = tile
+    bonus = arrive(state, tables, seat, tile, True)
+    if state[STATUS] != RUNNING:
+        return
+    if bonus and any_bonus(state, tables):
+        state[PHASE] = PHASE_BONUS
+        return
+    end_turn(state, tables)
+
+
+# --- the kernel contract ---------------------------------------------------------------
+@njit
+def init(state, tables):
+    n = tables[T_NUM_PLAYERS]
+    state[CURRENT_PLAYER] = 0
+    state[STATUS] = RUNNING
+    reveal = tables[T_REVEAL_TILES]
+    # 48 door tiles, shuffled around the Control Tile
+    doors = np.zeros(NUM_TILES - 1, dtype=np.int64)  # colour * NUM_KINDS + kind
+    count = 0
+    for colour in range(NUM_COLOURS):
+        for kind in range(NUM_KINDS - 1):
+            for _ in range(tables[T_TILE_COUNT + kind]):
+                doors[count] = colour * NUM_KINDS + kind
+                count += 1
+    rng_shuffle(state, RNG_KEY, doors, count)
+    k = 0
+    for t in range(NUM_TILES):
+        state[TILE_BARRIER + t] = 0
+        state[TILE_COOKIE + t] = 0
+        if t == CENTRE:
+            state[TILE_COLOUR + t] = -1
+            state[TILE_KIND + t] = KIND_CONTROL
+            state[TILE_OPEN + t] = 1
+            state[TILE_REVEALED + t] = 1
+            continue
+        state[TILE_COLOUR + t] = doors[k] // NUM_KINDS
+        state[TILE_KIND + t] = doors[k] % NUM_KINDS
+        state[TILE_OPEN + t] = 0
+        state[TILE_REVEALED + t] = reveal
+        k += 1
+    for c in range(NUM_CORNERS):
+        state[TUNNEL + c] = 0
+    for s in range(MAX_PLAYERS):
+        state[PAWN + s] = -1
+        state[PANDORICA + s] = 0
+        state[BONUS_USED + s] = 0
+        for c in range(NUM_CARD_TYPES):
+            state[HAND + NUM_CARD_TYPES * s + c] = 0
+    size = 0
+    for c in range(NUM_CARD_TYPES):
+        for _ in range(tables[T_CARD_COUNT + c]):
+            state[DECK + size] = c
+            size += 1
+    for i in range(size, MAX_CARDS):
+        state[DECK + i] = -1
+    rng_shuffle(state, RNG_KEY, state[DECK : DECK + size], size)
+    state[DECK_SIZE] = size
+    for c in range(NUM_CARD_TYPES):
+        state[DISCARD + c] = 0
+    for _ in range(tables[T_HAND_SIZE]):
+        for s in range(n):
+            draw(state, tables, s)
+    state[TURN] = 0
+    state[EXTRA_TURN_PENDING] = 0
+    state[WINNER] = -1
+    clear_last(state, -1, -1)
+    start_turn(state, tables)
+
+
+@njit
+def clear_last(state, seat, action):
+    state[LAST_SEAT] = seat
+    state[LAST_ACTION] = action
+    state[LAST_TILE] = -1
+    state[LAST_TILE2] = -1
+    state[LAST_TELEPORTED] = 0
+
+
+@njit
+def step(state, tables, action):
+    for p in range(MAX_PLAYERS):
+        state[REWARDS + p] = 0
+    seat = state[CURRENT_PLAYER]
+    clear_last(state, seat, action)
+    phase = state[PHASE]
+    if phase == PHASE_PLAY:
+        play_card(state, tables, seat, action)
+        after_play(state, tables)
+    elif phase == PHASE_MOVE:
+        move_pawn(state, tables, seat, action)
+    else:  # PHASE_BONUS
+        if action != A_BONUS_DECLINE:
+            tile = rel_to_abs(seat_side(tables, seat), action - A_BONUS)
+            state[LAST_TILE] = tile
+            toggle(state, tile)
+        end_turn(state, tables)
+
+
+@njit
+def play_mask(state, tables, out):
+    seat = state[CURRENT_PLAYER]
+    side = seat_side(tables, seat)
+    hand = HAND + NUM_CARD_TYPES * seat
+    sonic = state[hand + CARD_SONIC] > 0
+    barrier = state[hand + CARD_BARRIER] > 0
+    cookie = state[hand + CARD_COOKIE] > 0
+    for t in range(NUM_TILES):
+        a = rel_to_abs(side, t)
+        if a != CENTRE and can_toggle(state, tables, a):
+            if state[hand + CARD_KEY + state[TILE_COLOUR + a]] > 0:
+                out[A_KEY + t] = 1
+            if sonic:
+                out[A_SONIC + t] = 1
+        if sonic and state[TILE_BARRIER + a] == 1:
+            out[A_UNBAR + t] = 1
+        if barrier and a != CENTRE and state[TILE_BARRIER + a] == 0 and pawn_on(state, tables, a) < 0:
+            out[A_BARRIER + t] = 1
+        if (
+            cookie
+            and state[TILE_KIND + a] == KIND_DALEK
+            and state[TILE_REVEALED + a] == 1
+            and state[TILE_COOKIE + a] == 0
+            and state[TILE_BARRIER + a] == 0
+        ):
+            out[A_COOKIE + t] = 1
+    if state[hand + CARD_TUNNEL] > 0:
+        for k in range(NUM_CORNERS):
+            for o in range(2):
+                a, b = tunnel_tiles(side, k, o)
+                if a == CENTRE or b == CENTRE:
+                    continue
+                corner, _ = corner_of(a, b)
+                if state[TUNNEL + corner] == 0:
+                    out[A_TUNNEL + 2 * k + o] = 1
+    for j in range(3):
+        target = target_seat(tables, seat, j)
+        if target < 0 or state[PAWN + target] < 0 or state[PANDORICA + target] > 0:
+            continue
+        if state[hand + CARD_PANDORICA] > 0:
+            out[A_PANDORICA + j] = 1
+        if state[hand + CARD_CYBERMAN] > 0:
+            for d in range(8):
+                dr, dc = abs_direction(side, d)
+                if step_target(state, tables, state[PAWN + target], dr, dc) >= 0:
+                    out[A_CYBERMAN + 8 * j + d] = 1
+    for c in range(NUM_CARD_TYPES):
+        if state[hand + c] > 0:
+            out[A_DISCARD + c] = 1
+
+
+@njit
+def move_mask(state, tables, out):
+    seat = state[CURRENT_PLAYER]
+    out[A_STAY] = 1
+    if state[PANDORICA + seat] > 0:
+        return
+    side = seat_side(tables, seat)
+    pawn = state[PAWN + seat]
+    if pawn < 0:
+        for c in range(GRID):
+            if standable(state, tables, rel_to_abs(side, c)):
+                out[A_ENTER + c] = 1
+        return
+    for d in range(8):
+        dr, dc = abs_direction(side, d)
+        if step_target(state, tables, pawn, dr, dc) >= 0:
+            out[A_MOVE + d] = 1
+    if pawn != CENTRE and abs_to_rel(side, pawn) // GRID == 0:
+        out[A_LEAVE] = 1
+
+
+@njit
+def legal_mask(state, tables, out):
+    out[:] = 0
+    if state[STATUS] != RUNNING:
+        return
+    phase = state[PHASE]
+    if phase == PHASE_PLAY:
+        play_mask(state, tables, out)
+    elif phase == PHASE_MOVE:
+        move_mask(state, tables, out)
+    else:
+        seat = state[CURRENT_PLAYER]
+        side = seat_side(tables, seat)
+        for t in range(NUM_TILES):
+            a = rel_to_abs(side, t)
+            if a != state[PAWN + seat] and can_toggle(state, tables, a):
+                out[A_BONUS + t] = 1
+        out[A_BONUS_DECLINE] = 1
+
+
+@njit
+def observe(state, tables, player, out):
+    """Flat observation in ``player``'s frame; see the module docstring of
+    ``tardis_envs.keys_to_the_tardis_v0`` for every segment."""
+    out[:] = 0.0
+    side = seat_side(tables, player)
+    total_cards = 0
+    for c in range(NUM_CARD_TYPES):
+        total_cards += tables[T_CARD_COUNT + c]
+    for t in range(NUM_TILES):
+        a = rel_to_abs(side, t)
+        out[P_OPEN * NUM_TILES + t] = state[TILE_OPEN + a]
+        colour = state[TILE_COLOUR + a]
+        if colour >= 0:
+            out[(P_COLOUR + colour) * NUM_TILES + t] = 1.0
+        if state[TILE_REVEALED + a] == 1:
+            out[(P_KIND + state[TILE_KIND + a]) * NUM_TILES + t] = 1.0
+        else:
+            out[P_KIND_UNKNOWN * NUM_TILES + t] = 1.0
+        out[P_BARRIER * NUM_TILES + t] = state[TILE_BARRIER + a]
+        out[P_COOKIE * NUM_TILES + t] = state[TILE_COOKIE + a]
+        if (state[BONUS_USED + player] >> np.int64(a)) & 1:
+            out[P_BONUS_USED * NUM_TILES + t] = 1.0
+        for d in range(4):
+            dr, dc = abs_direction(side, 4 + d)
+            b = neighbour(a, dr, dc)
+            if b >= 0:
+                corner, orientation = corner_of(a, b)
+                if state[TUNNEL + corner] == orientation:
+                    out[(P_TUNNEL + d) * NUM_TILES + t] = 1.0
+    if state[PAWN + player] >= 0:
+        out[P_OWN_PAWN * NUM_TILES + abs_to_rel(side, state[PAWN + player])] = 1.0
+    else:
+        out[S_OFF_GRID] = 1.0
+    out[S_PANDORICA] = state[PANDORICA + player] / tables[T_PANDORICA_TURNS]
+    for j in range(3):
+        other = target_seat(tables, player, j)
+        if other < 0:
+            continue
+        out[S_SEAT_PRESENT + j] = 1.0
+        if state[PAWN + other] >= 0:
+            out[(P_OPPONENT_PAWN + j) * NUM_TILES + abs_to_rel(side, state[PAWN + other])] = 1.0
+        else:
+            out[S_OFF_GRID + 1 + j] = 1.0
+        out[S_PANDORICA + 1 + j] = state[PANDORICA + other] / tables[T_PANDORICA_TURNS]
+        size = 0
+        for c in range(NUM_CARD_TYPES):
+            size += state[HAND + NUM_CARD_TYPES * other + c]
+        out[S_OPPONENT_HAND + j] = size / 4.0
+    for c in range(NUM_CARD_TYPES):
+        out[S_HAND + c] = state[HAND + NUM_CARD_TYPES * player + c] / 4.0
+        out[S_DISCARD + c] = state[DISCARD + c] / tables[T_CARD_COUNT + c]
+    out[S_DECK] = state[DECK_SIZE] / total_cards
+    mine = state[STATUS] == RUNNING and state[CURRENT_PLAYER] == player
+    if mine:
+        out[S_MY_TURN] = 1.0
+        out[S_PHASE + state[PHASE]] = 1.0
+        out[S_EXTRA_TURN] = state[EXTRA_TURN_PENDING]
