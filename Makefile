@@ -1,5 +1,7 @@
 # Two set-up commands, both from a fresh clone with nothing pre-installed:
-#   make run   creates .venv, installs the package, runs the main job
+#   make run   creates .venv, installs the package with the training extra, runs the main job:
+#              5 minutes of self-play training on TARDIS Run, then a round robin of the
+#              trained policy against the heuristic and the random agent
 #   make test  creates .venv, installs the dev extras, runs the whole test suite
 PYTHON ?= python3
 VENV   := .venv
@@ -13,7 +15,7 @@ $(VENV)/bin/python:
 	$(PIP) install --quiet --upgrade pip setuptools wheel
 
 $(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
-	$(PIP) install --quiet -e .
+	$(PIP) install --quiet -e ".[train]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
@@ -22,8 +24,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 
 venv: $(VENV)/.installed-dev
 
+RUN_DIR := runs/main-$(shell date +%Y%m%d-%H%M%S)
+TRAIN_MINUTES ?= 5
+
 run: $(VENV)/.installed-run
-	$(VENV)/bin/tardis-envs eval tardis_run_v0
+	$(VENV)/bin/tardis-envs train tardis_run_v0 --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
+	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents ppo:$(RUN_DIR)/checkpoints/best.zip,heuristic,random --games 2000 --out $(RUN_DIR)/eval
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -n 2 --dist loadfile -q

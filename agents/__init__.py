@@ -13,10 +13,16 @@ AGENT_KINDS = {"random": RandomAgent, "heuristic": HeuristicAgent}
 
 
 def make_agent(spec: str, game, seed: int | None = None) -> Agent:
-    """An agent by name (``random``, ``heuristic``) for ``game`` (an env's ``Game``)."""
-    kind = spec.strip().lower()
+    """An agent by name for ``game`` (an env's ``Game``): ``random``, ``heuristic``,
+    or ``ppo:<checkpoint.zip>`` (a learned policy, loaded and checked against the game)."""
+    kind = spec.strip()
+    if kind.lower().startswith("ppo:"):
+        from .policy_agent import PolicyAgent
+
+        return PolicyAgent.from_checkpoint(kind[4:], game, seed=seed)
+    kind = kind.lower()
     if kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}")
+        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}, ppo:<checkpoint.zip>")
     return AGENT_KINDS[kind](game, seed=seed)
 
 

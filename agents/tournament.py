@@ -141,3 +141,152 @@ def format_table(result: MatchResult) -> str:
         f"{result.num_games} games in {result.seconds:.1f} s"
     )
     return "\n".join(lines)
+
+
+@dataclass
+class RoundRobin:
+    """Every pair of agents: ``points[i, j]`` (wins + draws / 2 of i against j),
+    ``games[i, j]``, the per-pair match results and Bradley–Terry ratings."""
+
+    env_id: str
+    names: list[str]
+    points: np.ndarray
+    games: np.ndarray
+    matches: dict
+    ratings: np.ndarray
+
+    def win_rate(self, i: int, j: int) -> tuple[float, float, float]:
+        n = int(self.games[i, j])
+        wins = float(self.matches[(i, j)]["wins"])
+        low, high = wilson_interval(wins, n)
+        return wins / n if n else float("nan"), low, high
+
+
+def round_robin(
+    env_id: str,
+    agents: Sequence[Agent],
+    names: Sequence[str],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RoundRobin:
+    """Each pair plays ``games`` games, seats rotated evenly.
+
+    With more than two players, agent i takes one seat and copies of agent j
+    the others in half of the games, and the other way round in the rest; a
+    game counts as i's win if i's seat wins, as j's win if one of j's seats wins.
+    """
+    from .ratings import bradley_terry, elo
+
+    k = len(agents)
+    probe = vector.make(env_id, 1, seed=seed, **(options or {}))
+    players = probe.num_players
+    points = np.zeros((k, k))
+    counts = np.zeros((k, k))
+    matches = {}
+    for i in range(k):
+        for j in range(i + 1, k):
+            if players == 2:
+                result = play_match(env_id, [agents[i], agents[j]], [names[i], names[j]], games, seed=seed, options=options)
+                rec_i, rec_j = result.record(0), result.record(1)
+            else:
+                half = games // 2 - (games // 2) % players
+                a = play_match(env_id, [agents[i]] + [agents[j]] * (players - 1), [names[i]] + [names[j]] * (players - 1), half, seed=seed, options=options)
+                b = play_match(env_id, [agents[j]] + [agents[i]] * (players - 1), [names[j]] + [names[i]] * (players - 1), half, seed=seed + half, options=options)
+                rec_i = _merge(a.record(0), _field_record(b, exclude=0))
+                rec_j = _merge(b.record(0), _field_record(a, exclude=0))
+            matches[(i, j)] = rec_i
+            matches[(j, i)] = rec_j
+            points[i, j] = rec_i["wins"] + rec_i["draws"] / 2
+            points[j, i] = rec_j["wins"] + rec_j["draws"] / 2
+            counts[i, j] = counts[j, i] = rec_i["games"]
+            if progress is not None:
+                progress(f"{names[i]} vs {names[j]}: {rec_i['wins']}-{rec_i['draws']}-{rec_i['losses']} ({rec_i['games']} games)")
+    ratings = elo(bradley_terry(points))
+    return RoundRobin(env_id, list(names), points, counts, matches, ratings)
+
+
+def _field_record(result: MatchResult, exclude: int) -> dict:
+    """Record of the field (every seat not held by agent ``exclude``) as one side."""
+    games = result.num_games
+    own = result.rewards[result.seats == exclude]
+    wins = int(np.sum(own < 0))  # the single agent lost: a field seat won
+    draws = int(np.sum(result.truncated))
+    return {"games": games, "wins": wins, "draws": draws, "losses": games - wins - draws}
+
+
+def _merge(a: dict, b: dict) -> dict:
+    out = {key: a[key] + b[key] for key in ("games", "wins", "draws", "losses")}
+    out["win_rate"] = out["wins"] / out["games"] if out["games"] else float("nan")
+    out["ci_low"], out["ci_high"] = wilson_interval(out["wins"], out["games"])
+    return out
+
+
+def format_round_robin(rr: RoundRobin) -> str:
+    k = len(rr.names)
+    width = max(14, *(len(n) + 2 for n in rr.names))
+    lines = ["win rate of row against column, 95% interval, games:"]
+    lines.append(" " * width + "".join(f"{n:>26}" for n in rr.names))
+    for i in range(k):
+        cells = []
+        for j in range(k):
+            if i == j:
+                cells.append(f"{'-':>26}")
+                continue
+            rate, low, high = rr.win_rate(i, j)
+            cells.append(f"{f'{100 * rate:.1f}% [{100 * low:.0f},{100 * high:.0f}] n={int(rr.games[i, j])}':>26}")
+        lines.append(f"{rr.names[i]:<{width}}" + "".join(cells))
+    lines.append("")
+    lines.append("Bradley-Terry ratings (Elo scale, mean 1500):")
+    for i in np.argsort(-rr.ratings):
+        lines.append(f"  {rr.names[i]:<{width}}{rr.ratings[i]:8.0f}")
+    return "\n".join(lines)
+
+
+def save_round_robin(rr: RoundRobin, out_dir) -> list:
+    """CSV and markdown of the matrix and ratings, and a heat-map PNG."""
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    k = len(rr.names)
+    rows = ["agent,opponent,games,wins,draws,losses,win_rate,ci_low,ci_high"]
+    md = ["| agent \\ opponent | " + " | ".join(rr.names) + " |", "|---" * (k + 1) + "|"]
+    matrix = np.full((k, k), np.nan)
+    for i in range(k):
+        cells = []
+        for j in range(k):
+            if i == j:
+                cells.append("-")
+                continue
+            rec = rr.matches[(i, j)]
+            rate, low, high = rr.win_rate(i, j)
+            matrix[i, j] = rate
+            rows.append(f"{rr.names[i]},{rr.names[j]},{rec['games']},{rec['wins']},{rec['draws']},{rec['losses']},{rate:.4f},{low:.4f},{high:.4f}")
+            cells.append(f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}] (n={rec['games']})")
+        md.append(f"| {rr.names[i]} | " + " | ".join(cells) + " |")
+    md += ["", "| agent | Elo (Bradley-Terry) |", "|---|---|"]
+    md += [f"| {rr.names[i]} | {rr.ratings[i]:.0f} |" for i in np.argsort(-rr.ratings)]
+    (out / "matrix.csv").write_text("\n".join(rows) + "\n")
+    (out / "ratings.csv").write_text("agent,elo\n" + "".join(f"{n},{r:.1f}\n" for n, r in zip(rr.names, rr.ratings)))
+    (out / "results.md").write_text(f"# {rr.env_id} round robin\n\n" + "\n".join(md) + "\n")
+    fig, ax = plt.subplots(figsize=(1.6 * k + 2, 1.3 * k + 1.5))
+    image = ax.imshow(100 * matrix, vmin=0, vmax=100, cmap="RdYlGn")
+    ax.set_xticks(range(k), rr.names, rotation=30, ha="right")
+    ax.set_yticks(range(k), rr.names)
+    for i in range(k):
+        for j in range(k):
+            if i != j:
+                ax.text(j, i, f"{100 * matrix[i, j]:.0f}%\nn={int(rr.games[i, j])}", ha="center", va="center", fontsize=8)
+    ax.set_title(f"{rr.env_id}: win rate of row vs column")
+    fig.colorbar(image, ax=ax, label="win rate (%)")
+    fig.tight_layout()
+    fig.savefig(out / "heatmap.png", dpi=100)
+    plt.close(fig)
+    return [out / "matrix.csv", out / "ratings.csv", out / "results.md", out / "heatmap.png"]

@@ -1,4 +1,4 @@
-"""The ``tardis-envs`` command line: ``list``, ``eval``, ``play``, ``bench``.
+"""The ``tardis-envs`` command line: ``list``, ``train``, ``eval``, ``play``, ``bench``.
 
 Each verb reads the game's YAML under ``configs/`` (``configs/<env_id>.yaml``
 when run from the project root, or ``--config FILE``); flags override it.
@@ -54,7 +54,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     unknown = sorted(set(settings) - set(DEFAULT_EVAL))
     if unknown:
         raise ValueError(f"eval settings: unknown key {unknown[0]!r}; allowed: {', '.join(DEFAULT_EVAL)}")
-    names = args.agents.split(",") if args.agents else list(settings["agents"])
+    names = [n.strip() for n in args.agents.split(",")] if args.agents else list(settings["agents"])
     games = args.games if args.games is not None else int(settings["games"])
     seed = args.seed if args.seed is not None else int(settings["seed"])
     if games < 2:
@@ -64,6 +64,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         options["num_players"] = args.num_players
     game = env_module(args.env_id).Game(**options)
     players = game.num_players
+    if len(names) > 2:
+        return _round_robin(args, names, games, seed, options, game)
     if len(names) == 2 and players > 2:
         # one seat for the first agent, the others for copies of the second
         names = [names[0]] + [f"{names[1]}#{k}" if k > 1 else names[1] for k in range(1, players)]
@@ -93,6 +95,66 @@ def cmd_eval(args: argparse.Namespace) -> int:
             json.dumps({"env_id": args.env_id, "agents": names, "games": games, "seed": seed,
                         "records": {n: result.record(k) for k, n in enumerate(names)}}, indent=2)
         )
+    return 0
+
+
+def _round_robin(args, names, games, seed, options, game) -> int:
+    from agents import make_agent
+    from agents.tournament import format_round_robin, round_robin, save_round_robin
+
+    if len(set(names)) != len(names):
+        raise ValueError(f"agents must differ: {names}")
+    agents = [make_agent(name, game, seed=seed + k) for k, name in enumerate(names)]
+    labels = [name if not name.startswith("ppo:") else "ppo:" + Path(name[4:]).parent.parent.name + "/" + Path(name[4:]).stem for name in names]
+    if len(set(labels)) != len(labels):
+        labels = names
+    pairs = len(names) * (len(names) - 1) // 2
+    print(f"{args.env_id}: round robin of {', '.join(labels)}; {games} games per pair ({pairs} pairs), "
+          f"{game.num_players} players, seats rotated evenly, seed {seed}", flush=True)
+    rr = round_robin(args.env_id, agents, labels, games, seed=seed, options=options, progress=lambda t: print("  " + t, flush=True))
+    print(format_round_robin(rr))
+    out = Path(args.out or f"runs/eval/{args.env_id}")
+    files = save_round_robin(rr, out)
+    print("saved: " + ", ".join(str(f) for f in files))
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from agents.checkpoint import CheckpointError
+    from agents.training.config import TrainConfig
+    from agents.training.train import Trainer
+
+    _check_env_id(args.env_id)
+    config_data = _config(args.env_id, args.config)
+    train = dict(config_data.get("train") or {})
+    train.setdefault("env_id", args.env_id)
+    train.setdefault("options", dict(config_data["options"]))
+    if train["env_id"] != args.env_id:
+        raise ValueError(f"train config is for {train['env_id']!r}, not {args.env_id!r}")
+    for flag, key in (("timesteps", "total_timesteps"), ("minutes", "max_minutes"), ("seed", "seed"), ("num_envs", "num_envs"),
+                      ("eval_every", "eval_every"), ("eval_games", "eval_games"), ("snapshot_every", "snapshot_every")):
+        value = getattr(args, flag)
+        if value is not None:
+            train[key] = value
+    config = TrainConfig.from_dict(train, where=f"train settings of {args.config or args.env_id}")
+    run_dir = Path(args.run_dir or f"runs/{args.env_id}")
+    if not args.resume and (run_dir / "checkpoints" / "last.zip").exists() and not args.overwrite:
+        raise ValueError(f"{run_dir} already holds a run; use --resume to continue it or --overwrite to start over")
+    if args.overwrite and not args.resume and run_dir.exists():
+        import shutil
+
+        shutil.rmtree(run_dir)
+    print(f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} learner steps"
+          + (f", at most {config.max_minutes:g} min" if config.max_minutes else "") + ")", flush=True)
+    try:
+        stats = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress).run()
+    except CheckpointError as exc:
+        raise ValueError(str(exc)) from None
+    print(f"done: {stats['num_timesteps']:,} learner steps in {stats['seconds']:.0f} s, "
+          f"{stats['learner_steps_per_second']:,.0f} learner steps/s ({stats['env_steps_per_second']:,.0f} env steps/s)")
+    for name, rec in stats["final"].items():
+        print(f"  vs {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games")
+    print(f"checkpoints: {run_dir / 'checkpoints'} (best.zip, last.zip); report: {run_dir / 'summary.md'}, {run_dir / 'winrate.png'}")
     return 0
 
 
@@ -193,7 +255,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-players", type=int, help="override the num_players rule option (games for 2-4 players)")
     p.add_argument("--json", help="also write the records to this JSON file")
     p.add_argument("--no-throughput", action="store_true", help="skip the throughput line")
+    p.add_argument("--out", help="folder for the round robin's CSV/markdown/heat map (default runs/eval/<env_id>)")
     p.set_defaults(func=cmd_eval)
+
+    p = verbs.add_parser("train", help="self-play MaskablePPO on the batched core (needs the train extra)")
+    p.add_argument("env_id")
+    p.add_argument("--config", help="YAML config with a train: section (default configs/<env_id>.yaml)")
+    p.add_argument("--run-dir", help="run folder (default runs/<env_id>)")
+    p.add_argument("--timesteps", type=int, help="total learner steps")
+    p.add_argument("--minutes", type=float, help="wall-clock budget in minutes")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--num-envs", type=int)
+    p.add_argument("--eval-every", type=int)
+    p.add_argument("--eval-games", type=int)
+    p.add_argument("--snapshot-every", type=int)
+    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from checkpoints/last.zip")
+    p.add_argument("--overwrite", action="store_true", help="start over in a --run-dir that holds a run")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
 
     p = verbs.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("env_id")
@@ -222,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tardis-envs: interrupted", file=sys.stderr)
         return 130
+    except ImportError as exc:
+        print(f"tardis-envs: error: {exc}; install the training extra: pip install -e '.[train]'", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -93,6 +93,16 @@ class VectorEnv:
         self._done[:] = False
         return self.obs, self.masks, self.current_player
 
+    def _check_actions(self, actions: np.ndarray, rows: np.ndarray) -> None:
+        inside = (actions >= 0) & (actions < self.num_actions)
+        legal = inside.copy()
+        legal[inside] = self.masks[rows[inside], actions[inside]] == 1
+        if not legal.all():
+            k = int(np.flatnonzero(~legal)[0])
+            bad = int(rows[k])
+            allowed = np.flatnonzero(self.masks[bad]).tolist()
+            raise ValueError(f"{self.env_id}: illegal action {int(actions[k])} in game {bad}; legal actions there: {allowed}")
+
     def step(self, actions):
         """Play one action in every game; returns
         ``(obs, mask, current_player, rewards, terminated, truncated)``."""
@@ -100,16 +110,7 @@ class VectorEnv:
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
         np.copyto(self._actions, actions, casting="unsafe")
-        rows = np.arange(self.num_envs)
-        inside = (self._actions >= 0) & (self._actions < self.num_actions)
-        legal = inside.copy()
-        legal[inside] = self.masks[rows[inside], self._actions[inside]] == 1
-        if not legal.all():
-            bad = int(np.flatnonzero(~legal)[0])
-            allowed = np.flatnonzero(self.masks[bad]).tolist()
-            raise ValueError(
-                f"{self.env_id}: illegal action {int(self._actions[bad])} in game {bad}; legal actions there: {allowed}"
-            )
+        self._check_actions(self._actions, np.arange(self.num_envs))
         previous = self._threads()
         try:
             self.game.kernels.batch_step(
@@ -119,6 +120,35 @@ class VectorEnv:
             if previous is not None:
                 numba.set_num_threads(previous)
         return self.obs, self.masks, self.current_player, self.rewards, self._done[:, 0], self._done[:, 1]
+
+    def step_rows(self, rows, actions):
+        """Play ``actions[k]`` in game ``rows[k]`` only; the other games wait.
+
+        Returns ``(rewards, terminated, truncated)`` for those rows (copies);
+        ``obs``, ``masks`` and ``states`` are updated in place for them. Used
+        where only some games have a decision to make (opponents' turns inside
+        a training environment).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        actions = np.asarray(actions, dtype=np.int64)
+        if rows.shape != actions.shape or rows.ndim != 1:
+            raise ValueError("rows and actions must be 1-D arrays of the same length")
+        self._check_actions(actions, rows)
+        states = self.states[rows]
+        obs = self._obs_flat[rows]
+        masks = self.masks[rows]
+        rewards = np.zeros((rows.size, self.num_players), dtype=np.float32)
+        done = np.zeros((rows.size, 2), dtype=np.bool_)
+        previous = self._threads()
+        try:
+            self.game.kernels.batch_step(states, self.game.tables, actions, obs, masks, rewards, done)
+        finally:
+            if previous is not None:
+                numba.set_num_threads(previous)
+        self.states[rows] = states
+        self._obs_flat[rows] = obs
+        self.masks[rows] = masks
+        return rewards, done[:, 0], done[:, 1]
 
 
 def make(env_id: str, num_envs: int, seed: int | None = None, num_threads: int | None = None, **options: Any) -> VectorEnv:

@@ -9,7 +9,7 @@ from .game import square_name
 
 KIND_LETTER = {"plain": "", "dalek": "Dk", "key_tile": "K", "extra_turn": "X", "teleport": "T", "control": "CTRL"}
 COLOUR_RGB = {"red": (200, 60, 60), "blue": (60, 110, 210), "green": (60, 160, 80), "yellow": (220, 190, 50), None: (235, 140, 40)}
-PAWN_RGB = ((250, 250, 250), (30, 30, 30), (170, 60, 200), (40, 200, 200))
+PAWN_RGB = ((250, 250, 250), (40, 220, 220), (190, 80, 230), (150, 255, 80))  # south, west, north, east
 
 
 def render_ansi(game, state: np.ndarray) -> str:
@@ -82,7 +82,7 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
             x = MARGIN + ca * CELL + CELL // 2 + (cb - ca) * k
             canvas.rect(int(y) - 1, int(x) - 1, 3, 3, (255, 255, 255))
     for seat, (name, p) in enumerate(info["players"].items()):
-        color = PAWN_RGB[seat]
+        color = PAWN_RGB[game.sides[seat]]
         if p["pawn"]:
             col, row = "abcdefg".index(p["pawn"][0]), int(p["pawn"][1]) - 1
             canvas.disc(MARGIN + (GRID - 1 - row) * CELL + CELL / 2, MARGIN + col * CELL + CELL / 2, CELL * 0.28, (0, 0, 0))

@@ -1,0 +1,74 @@
+"""Learned-policy checkpoints: one file that says what it was trained on.
+
+A checkpoint is the zip written by SB3's ``model.save`` with one more member,
+``tardis_meta.json``: the env id and version, the rule options, the
+observation shape and action count, the training config and seed, the step
+count and the package version. Loading checks all of it against the game it
+is meant for, so a checkpoint from another game, another board or a broken
+file is refused with a message that says which.
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+META_NAME = "tardis_meta.json"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used (unreadable, or for another game)."""
+
+
+def write_meta(path: str | Path, meta: dict[str, Any]) -> None:
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(META_NAME, json.dumps(meta, indent=2, sort_keys=True))
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if META_NAME not in archive.namelist():
+                raise CheckpointError(f"checkpoint {str(path)!r} has no {META_NAME}: not written by tardis-envs train")
+            meta = json.loads(archive.read(META_NAME))
+    except (zipfile.BadZipFile, OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({exc})") from None
+    for key in ("env_id", "env_version", "observation_shape", "num_actions", "options", "num_timesteps"):
+        if key not in meta:
+            raise CheckpointError(f"checkpoint {str(path)!r}: metadata lacks {key!r}")
+    return meta
+
+
+def check_compatible(meta: dict[str, Any], game, path: str | Path) -> None:
+    """Raise :class:`CheckpointError` unless ``meta`` fits ``game`` (an env's ``Game``)."""
+    spec = game.spec
+    where = f"checkpoint {str(path)!r}"
+    if meta["env_id"] != spec.env_id:
+        raise CheckpointError(f"{where} was trained on {meta['env_id']!r}, not {spec.env_id!r}")
+    if meta["env_version"] != spec.version:
+        raise CheckpointError(f"{where} is for {spec.env_id} version {meta['env_version']}, this is version {spec.version}")
+    if tuple(meta["observation_shape"]) != tuple(game.observation_shape):
+        raise CheckpointError(
+            f"{where} expects observations of shape {tuple(meta['observation_shape'])}, this game gives "
+            f"{tuple(game.observation_shape)} (other rule options? trained with {meta['options']})"
+        )
+    if meta["num_actions"] != game.num_actions:
+        raise CheckpointError(f"{where} has {meta['num_actions']} actions, this game {game.num_actions}")
+
+
+def load_model(path: str | Path, game=None, device: str = "cpu"):
+    """``(MaskablePPO model, meta)`` from a checkpoint, checked against ``game`` if given."""
+    meta = read_meta(path)
+    if game is not None:
+        check_compatible(meta, game, path)
+    from sb3_contrib import MaskablePPO
+
+    try:
+        model = MaskablePPO.load(str(path), device=device)
+    except Exception as exc:  # SB3 raises many kinds on a damaged archive
+        raise CheckpointError(f"checkpoint {str(path)!r} could not be loaded: {exc}") from None
+    return model, meta

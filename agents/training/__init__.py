@@ -1,0 +1,8 @@
+"""Self-play training of MaskablePPO agents on the batched numba core.
+
+* :mod:`.config`  - ``TrainConfig``: every hyperparameter, documented, loaded from YAML.
+* :mod:`.selfplay` - ``SelfPlayVecEnv`` (an SB3 ``VecEnv`` over ``tardis_envs.vector``
+  that plays the opponents' moves inside) and ``OpponentPool``.
+* :mod:`.aec_gym` - the baseline: one PettingZoo AEC game as a single-agent Gymnasium env.
+* :mod:`.train`   - the training run: evaluation, logging, checkpoints, resume, plots.
+"""

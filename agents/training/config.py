@@ -1,0 +1,94 @@
+"""Training hyperparameters, one documented field each (CleanRL style).
+
+Values come from the ``train:`` section of ``configs/<env_id>.yaml`` (or a file
+given with ``--config``), then from command-line flags. Unknown keys and bad
+values are refused with the key's name.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    env_id: str = "tardis_run_v0"
+    """Game to train on."""
+    options: dict = field(default_factory=dict)
+    """Rule options of the game (as keyword arguments of env())."""
+    total_timesteps: int = 2_000_000
+    """Learner decisions to train for (opponent moves are not counted)."""
+    max_minutes: float = 0.0
+    """Wall-clock budget; training stops and saves when it is spent (0: no budget)."""
+    num_envs: int = 128
+    """Games advanced together in the batched environment."""
+    seed: int = 0
+    """Seed of the games, the learner's seats, the opponent choice and torch."""
+    n_steps: int = 64
+    """Rollout length per game before each PPO update (rollout = n_steps x num_envs)."""
+    batch_size: int = 1024
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount factor (rewards come only at the end of a game)."""
+    gae_lambda: float = 0.95
+    """GAE smoothing."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    clip_range: float = 0.2
+    """PPO clipping."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layers of the policy and value networks."""
+    eval_every: int = 100_000
+    """Learner steps between evaluations (against random and the heuristic) and checkpoints."""
+    eval_games: int = 400
+    """Games per evaluation opponent, seats swapped evenly, fixed seeds."""
+    snapshot_every: int = 200_000
+    """Learner steps between frozen copies of the learner joining the opponent pool."""
+    max_snapshots: int = 5
+    """Snapshots kept in the pool (the oldest leave first)."""
+    opponents: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.5, "snapshot": 0.3})
+    """Probability of each opponent kind per game (renormalised over the kinds available)."""
+    num_threads: int = 0
+    """Torch and numba threads (0: leave the defaults)."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None, where: str = "train config") -> "TrainConfig":
+        data = dict(data or {})
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"{where}: unknown key {unknown[0]!r}; allowed: {', '.join(known)}")
+        config = cls(**data)
+        config.validate(where)
+        return config
+
+    def validate(self, where: str = "train config") -> None:
+        positive = ("total_timesteps", "num_envs", "n_steps", "batch_size", "n_epochs", "eval_every", "eval_games", "snapshot_every")
+        for name in positive:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{where}: {name!r} must be a positive integer, got {value!r}")
+        for name in ("learning_rate", "gamma", "gae_lambda", "clip_range"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 < value <= 1:
+                raise ValueError(f"{where}: {name!r} must be in (0, 1], got {value!r}")
+        if not isinstance(self.max_minutes, (int, float)) or self.max_minutes < 0:
+            raise ValueError(f"{where}: 'max_minutes' must be >= 0, got {self.max_minutes!r}")
+        if not isinstance(self.opponents, dict) or not self.opponents:
+            raise ValueError(f"{where}: 'opponents' must map random/heuristic/snapshot to weights")
+        bad = sorted(set(self.opponents) - {"random", "heuristic", "snapshot"})
+        if bad:
+            raise ValueError(f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, snapshot")
+        if any(not isinstance(w, (int, float)) or w < 0 for w in self.opponents.values()) or not any(
+            self.opponents.get(k, 0) > 0 for k in ("random", "heuristic")
+        ):
+            raise ValueError(f"{where}: opponents: weights must be >= 0 and random or heuristic must be > 0")
+        if not isinstance(self.net_arch, list) or not all(isinstance(h, int) and h > 0 for h in self.net_arch):
+            raise ValueError(f"{where}: 'net_arch' must be a list of positive layer sizes")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

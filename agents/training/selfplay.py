@@ -1,0 +1,201 @@
+"""An SB3 ``VecEnv`` over the batched numba core, with the opponents' moves played inside.
+
+Each of the ``num_envs`` rows is one game of :mod:`tardis_envs.vector`. In every
+row the learner holds one seat (drawn per game, or fixed) and an opponent from
+the :class:`OpponentPool` (drawn per game) holds all the others. ``step`` plays
+the learner's actions, then lets the opponents move in every row until it is the
+learner's turn again (a game can end on an opponent's move); finished games
+restart at once. Observations are always the learner's view; ``action_masks()``
+gives MaskablePPO the learner's legal actions. Rewards are the learner's: +1 / -1
+at the end of a game (truncation 0), 0 otherwise.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from tardis_envs import vector
+
+from ..base import Agent
+from ..heuristics import HeuristicAgent
+from ..random_agent import RandomAgent
+
+
+class OpponentPool:
+    """Opponents the learner meets: random, the game's heuristic, frozen snapshots.
+
+    ``weights`` gives the chance of each kind per game, renormalised over the
+    kinds present (no snapshot until the first one is added); snapshots are
+    drawn uniformly, and only the newest ``max_snapshots`` are kept.
+    """
+
+    def __init__(self, game, weights: dict[str, float], seed: int = 0, max_snapshots: int = 5):
+        self.game = game
+        self.weights = dict(weights)
+        self.max_snapshots = max_snapshots
+        self.agents: list[Agent] = []
+        self.names: list[str] = []
+        self.kinds: list[str] = []
+        if weights.get("random", 0) > 0:
+            self._add(RandomAgent(game, seed=seed + 101), "random", "random")
+        if weights.get("heuristic", 0) > 0:
+            self._add(HeuristicAgent(game, seed=seed + 202), "heuristic", "heuristic")
+
+    def _add(self, agent: Agent, name: str, kind: str) -> None:
+        self.agents.append(agent)
+        self.names.append(name)
+        self.kinds.append(kind)
+
+    def add_snapshot(self, agent: Agent, name: str) -> None:
+        if self.weights.get("snapshot", 0) <= 0:
+            return
+        self._add(agent, name, "snapshot")
+        snapshots = [i for i, k in enumerate(self.kinds) if k == "snapshot"]
+        if len(snapshots) > self.max_snapshots:
+            drop = snapshots[0]
+            for seq in (self.agents, self.names, self.kinds):
+                del seq[drop]
+
+    @property
+    def snapshot_names(self) -> list[str]:
+        return [n for n, k in zip(self.names, self.kinds) if k == "snapshot"]
+
+    def probabilities(self) -> np.ndarray:
+        counts = {k: self.kinds.count(k) for k in set(self.kinds)}
+        p = np.array([self.weights.get(k, 0) / counts[k] for k in self.kinds], dtype=np.float64)
+        return p / p.sum()
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.choice(len(self.agents), size=size, p=self.probabilities())
+
+
+class SelfPlayVecEnv(VecEnv):
+    """``num_envs`` games against opponents from ``pool``; see the module docstring.
+
+    Args:
+        env_id, num_envs, seed, options: the batched games (row ``i`` starts as
+            ``env.reset(seed=seed + i)``).
+        pool: the opponents.
+        learner_seat: a fixed seat for the learner, or None to draw one per game.
+    """
+
+    def __init__(self, env_id: str, num_envs: int, pool: OpponentPool, seed: int = 0, options: dict | None = None, learner_seat: int | None = None):
+        self.vec = vector.make(env_id, num_envs, seed=seed, **(options or {}))
+        self.game = self.vec.game
+        self.pool = pool
+        self.render_mode = None
+        self.fixed_seat = learner_seat
+        self.rng = np.random.default_rng(seed + 7919)
+        self.learner_seat = np.zeros(num_envs, dtype=np.int64)
+        self.opponent = np.zeros(num_envs, dtype=np.int64)
+        self.opponent_steps = 0
+        self._actions = np.zeros(num_envs, dtype=np.int64)
+        observation_space = spaces.Box(
+            low=self.game.observation_low, high=self.game.observation_high, shape=self.game.observation_shape, dtype=np.float32
+        )
+        super().__init__(num_envs, observation_space, spaces.Discrete(self.game.num_actions))
+
+    # --- games ---------------------------------------------------------------
+    def _new_games(self, rows: np.ndarray) -> None:
+        if rows.size == 0:
+            return
+        if self.fixed_seat is None:
+            self.learner_seat[rows] = self.rng.integers(0, self.game.num_players, size=rows.size)
+        else:
+            self.learner_seat[rows] = self.fixed_seat
+        self.opponent[rows] = self.pool.sample(self.rng, rows.size)
+
+    def _play(self, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray, infos: list) -> np.ndarray:
+        """Play ``actions`` in ``rows``; book the learner's reward and finished games.
+        Returns the rows whose game ended."""
+        before = self.vec.states[rows].copy()
+        step_rewards, terminated, truncated = self.vec.step_rows(rows, actions)
+        ended = np.flatnonzero(terminated | truncated)
+        for k in ended:
+            row = int(rows[k])
+            seat = int(self.learner_seat[row])
+            rewards[row] += step_rewards[k, seat]
+            dones[row] = True
+            # the learner's view of the final position (the row itself has restarted)
+            final = before[k].copy()
+            self.game.kernels.step(final, self.game.tables, int(actions[k]))
+            infos[row]["terminal_observation"] = self.game.observation(final, seat)
+            infos[row]["TimeLimit.truncated"] = bool(truncated[k])
+            infos[row]["opponent"] = self.pool.names[self.opponent[row]]
+        return rows[ended]
+
+    def _opponents_move(self, rows: np.ndarray, rewards: np.ndarray, dones: np.ndarray, infos: list) -> None:
+        """Let opponents move in ``rows`` until the learner is to move everywhere."""
+        while rows.size:
+            waiting = rows[self.vec.current_player[rows] != self.learner_seat[rows]]
+            if waiting.size == 0:
+                return
+            actions = np.empty(waiting.size, dtype=np.int64)
+            which = self.opponent[waiting]
+            for k in np.unique(which):
+                sel = np.flatnonzero(which == k)
+                sub = waiting[sel]
+                actions[sel] = self.pool.agents[k].act_batch(self.vec.states[sub], self.vec.obs[sub], self.vec.masks[sub])
+            self.opponent_steps += waiting.size
+            ended = self._play(waiting, actions, rewards, dones, infos)
+            # a finished game has restarted: new seat and opponent, keep going
+            self._new_games(ended)
+            rows = waiting
+
+    # --- VecEnv API ---------------------------------------------------------------
+    def reset(self):
+        seed = self._seeds[0] if self._seeds[0] is not None else self.vec.seed
+        self.vec.reset(seed=seed)
+        self._reset_seeds()
+        everything = np.arange(self.num_envs)
+        self._new_games(everything)
+        scratch_rewards = np.zeros(self.num_envs, dtype=np.float32)
+        scratch_dones = np.zeros(self.num_envs, dtype=bool)
+        self._opponents_move(everything, scratch_rewards, scratch_dones, [{} for _ in range(self.num_envs)])
+        return self.vec.obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions[:] = np.asarray(actions).reshape(-1)
+
+    def step_wait(self):
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        dones = np.zeros(self.num_envs, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        everything = np.arange(self.num_envs)
+        ended = self._play(everything, self._actions, rewards, dones, infos)
+        self._new_games(ended)
+        self._opponents_move(everything, rewards, dones, infos)
+        return self.vec.obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.vec.masks.astype(bool)
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        rows = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in rows]
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in rows]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        if seed is not None:
+            self.vec.seed = seed
+            self.rng = np.random.default_rng(seed + 7919)
+        return [None if seed is None else seed + i for i in range(self.num_envs)]

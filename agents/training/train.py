@@ -1,0 +1,312 @@
+"""A training run: MaskablePPO self-play on the batched core, with evaluation,
+CSV/TensorBoard logs, checkpoints (latest, best, resumable), and final plots.
+
+Run directory layout::
+
+    run_dir/config.yaml              the resolved TrainConfig
+    run_dir/eval.csv                 one row per evaluation and opponent
+    run_dir/tb/                      TensorBoard logs (SB3's and ours)
+    run_dir/checkpoints/last.zip     latest (also written on Ctrl-C; --resume reads it)
+    run_dir/checkpoints/best.zip     best mean win rate against random and the heuristic
+    run_dir/snapshots/*.zip          frozen learners in the opponent pool
+    run_dir/winrate.png, summary.md  written at the end
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+import tardis_envs
+from tardis_envs import env_module
+
+from ..checkpoint import CheckpointError, check_compatible, load_model, read_meta, write_meta
+from ..heuristics import HeuristicAgent
+from ..policy_agent import PolicyAgent
+from ..random_agent import RandomAgent
+from ..tournament import play_match
+from .config import TrainConfig
+from .selfplay import OpponentPool, SelfPlayVecEnv
+
+EVAL_SEED = 10_000_000  # evaluation games never share seeds with training games
+CSV_FIELDS = ["timesteps", "seconds", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
+
+
+def _meta(config: TrainConfig, game, num_timesteps: int, extra: dict | None = None) -> dict:
+    return {
+        "env_id": game.spec.env_id,
+        "env_version": game.spec.version,
+        "options": game.options,
+        "observation_shape": list(game.observation_shape),
+        "num_actions": game.num_actions,
+        "config": config.to_dict(),
+        "seed": config.seed,
+        "num_timesteps": int(num_timesteps),
+        "package_version": tardis_envs.__version__,
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        **(extra or {}),
+    }
+
+
+def save_checkpoint(model, path: Path, config: TrainConfig, game, extra: dict | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.zip")
+    model.save(str(tmp))
+    write_meta(tmp, _meta(config, game, model.num_timesteps, extra))
+    os.replace(tmp, path)  # never leave a half-written checkpoint behind
+    return path
+
+
+class Trainer:
+    """Owns one run directory; ``run()`` trains until the budget is spent."""
+
+    def __init__(self, config: TrainConfig, run_dir: str | Path, resume: bool = False, progress: bool = True):
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.resume = resume
+        self.progress = progress
+        self.game = env_module(config.env_id).Game(**config.options)
+        self.history: list[dict] = []
+        self.best_score = -math.inf
+        self.started = time.perf_counter()
+        self.seconds_before = 0.0
+        self.interrupted = False
+
+    # --- setup ---------------------------------------------------------------
+    def _build(self):
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import VecMonitor
+
+        config = self.config
+        if config.num_threads:
+            torch.set_num_threads(config.num_threads)
+        self.pool = OpponentPool(self.game, config.opponents, seed=config.seed, max_snapshots=config.max_snapshots)
+        last = self.run_dir / "checkpoints" / "last.zip"
+        if self.resume:
+            if not last.exists():
+                raise CheckpointError(f"--resume: no checkpoint at {str(last)!r}")
+            meta = read_meta(last)
+            check_compatible(meta, self.game, last)
+            if meta["config"].get("env_id") != config.env_id:
+                raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['config'].get('env_id')!r}")
+            self.best_score = meta.get("best_score", -math.inf)
+            self.seconds_before = meta.get("seconds", 0.0)
+            for snap in meta.get("snapshots", []):
+                snap_path = self.run_dir / "snapshots" / snap
+                if snap_path.exists():
+                    self.pool.add_snapshot(PolicyAgent.from_checkpoint(snap_path, self.game, deterministic=False), snap)
+            self._read_history()
+            done = int(meta["num_timesteps"])
+        else:
+            done = 0
+        # a resumed run plays fresh games: shift the seed by the steps already taken
+        self.venv = VecMonitor(
+            SelfPlayVecEnv(config.env_id, config.num_envs, self.pool, seed=config.seed + done, options=config.options)
+        )
+        if self.resume:
+            self.model, _ = load_model(last, self.game)
+            self.model.set_env(self.venv)
+            self.model.tensorboard_log = str(self.run_dir / "tb")
+        else:
+            self.model = MaskablePPO(
+                "MlpPolicy",
+                self.venv,
+                n_steps=config.n_steps,
+                batch_size=config.batch_size,
+                n_epochs=config.n_epochs,
+                learning_rate=config.learning_rate,
+                gamma=config.gamma,
+                gae_lambda=config.gae_lambda,
+                ent_coef=config.ent_coef,
+                clip_range=config.clip_range,
+                policy_kwargs={"net_arch": list(config.net_arch)},
+                seed=config.seed,
+                device="cpu",
+                verbose=0,
+                tensorboard_log=str(self.run_dir / "tb"),
+            )
+
+    def _read_history(self) -> None:
+        path = self.run_dir / "eval.csv"
+        if path.exists():
+            with path.open() as f:
+                self.history = [
+                    {k: (float(v) if k not in ("opponent",) else v) for k, v in row.items()} for row in csv.DictReader(f)
+                ]
+
+    # --- evaluation and checkpoints ---------------------------------------------------------------
+    def seconds(self) -> float:
+        return self.seconds_before + time.perf_counter() - self.started
+
+    def evaluate(self) -> dict[str, dict]:
+        learner = PolicyAgent(self.game, policy=self.model.policy, deterministic=True)
+        results = {}
+        for name, opponent in (("random", RandomAgent(self.game, seed=1)), ("heuristic", HeuristicAgent(self.game))):
+            names = ["learner", name] if self.game.num_players == 2 else ["learner"] + [name] * (self.game.num_players - 1)
+            agents = [learner, opponent] if self.game.num_players == 2 else [learner] + [opponent] * (self.game.num_players - 1)
+            games = self.config.eval_games - self.config.eval_games % self.game.num_players
+            match = play_match(self.config.env_id, agents, names, games, seed=EVAL_SEED, options=self.config.options)
+            results[name] = match.record(0)
+        row_base = {"timesteps": self.model.num_timesteps, "seconds": round(self.seconds(), 1)}
+        new_rows = []
+        for name, rec in results.items():
+            row = {**row_base, "opponent": name, **{k: rec[k] for k in CSV_FIELDS[3:]}}
+            new_rows.append(row)
+            self.model.logger.record(f"eval/win_rate_vs_{name}", rec["win_rate"])
+        self.history.extend(new_rows)
+        path = self.run_dir / "eval.csv"
+        fresh = not path.exists()
+        with path.open("a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+            if fresh:
+                writer.writeheader()
+            writer.writerows(new_rows)
+        score = float(np.mean([r["win_rate"] for r in results.values()]))
+        extra = self._extra()
+        if score > self.best_score:
+            self.best_score = score
+            extra["best_score"] = score
+            save_checkpoint(self.model, self.run_dir / "checkpoints" / "best.zip", self.config, self.game, extra)
+        save_checkpoint(self.model, self.run_dir / "checkpoints" / "last.zip", self.config, self.game, self._extra())
+        return results
+
+    def _extra(self) -> dict:
+        return {
+            "best_score": self.best_score if math.isfinite(self.best_score) else None,
+            "seconds": round(self.seconds(), 1),
+            "snapshots": self.pool.snapshot_names,
+            "interrupted": self.interrupted,
+        }
+
+    def snapshot(self) -> None:
+        name = f"snap_{self.model.num_timesteps:010d}.zip"
+        path = save_checkpoint(self.model, self.run_dir / "snapshots" / name, self.config, self.game, self._extra())
+        self.pool.add_snapshot(PolicyAgent.from_checkpoint(path, self.game, deterministic=False), name)
+
+    # --- the run ---------------------------------------------------------------
+    def run(self) -> dict:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._build()
+        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))
+        trainer = self
+        config = self.config
+        remaining = config.total_timesteps - self.model.num_timesteps
+        deadline = self.started + 60 * config.max_minutes if config.max_minutes else math.inf
+        bar = None
+        if self.progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=config.total_timesteps, initial=self.model.num_timesteps, unit="step", mininterval=2, dynamic_ncols=True)
+
+        class Hooks(BaseCallback):
+            def _on_training_start(self) -> None:
+                self.next_eval = (self.num_timesteps // config.eval_every + 1) * config.eval_every
+                self.next_snapshot = (self.num_timesteps // config.snapshot_every + 1) * config.snapshot_every
+                self.last_count = self.num_timesteps
+                self.t0 = time.perf_counter()
+                self.steps0 = self.num_timesteps
+
+            def _on_step(self) -> bool:
+                if self.num_timesteps >= self.next_snapshot:
+                    trainer.snapshot()
+                    self.next_snapshot += config.snapshot_every
+                if self.num_timesteps >= self.next_eval:
+                    results = trainer.evaluate()
+                    self.next_eval += config.eval_every
+                    if bar is not None:
+                        bar.set_postfix_str(
+                            " ".join(f"vs {k} {100 * v['win_rate']:.0f}%" for k, v in results.items())
+                            + f" | {(self.num_timesteps - self.steps0) / (time.perf_counter() - self.t0):,.0f} steps/s"
+                        )
+                if bar is not None:
+                    bar.update(self.num_timesteps - self.last_count)
+                    self.last_count = self.num_timesteps
+                return time.perf_counter() < deadline
+
+        t0 = time.perf_counter()
+        steps0 = self.model.num_timesteps
+        opponent_steps0 = self.venv.venv.opponent_steps
+        try:
+            if remaining > 0:
+                self.model.learn(
+                    total_timesteps=remaining, callback=Hooks(), reset_num_timesteps=not self.resume, tb_log_name="ppo"
+                )
+        except KeyboardInterrupt:
+            self.interrupted = True
+            path = save_checkpoint(self.model, self.run_dir / "checkpoints" / "last.zip", config, self.game, self._extra())
+            if bar is not None:
+                bar.close()
+            print(f"\ninterrupted at {self.model.num_timesteps} steps; resumable checkpoint: {path}")
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+        elapsed = time.perf_counter() - t0
+        learner_steps = self.model.num_timesteps - steps0
+        results = self.evaluate()
+        stats = {
+            "num_timesteps": self.model.num_timesteps,
+            "seconds": round(self.seconds(), 1),
+            "learner_steps_per_second": learner_steps / elapsed if elapsed > 0 else 0.0,
+            "env_steps_per_second": (learner_steps + self.venv.venv.opponent_steps - opponent_steps0) / elapsed if elapsed > 0 else 0.0,
+            "final": results,
+            "best_score": self.best_score,
+        }
+        self.write_report(stats)
+        return stats
+
+    # --- report ---------------------------------------------------------------
+    def write_report(self, stats: dict) -> None:
+        plot_winrate(self.history, self.run_dir / "winrate.png", self.config.env_id)
+        lines = [
+            f"# Training run: {self.config.env_id}",
+            "",
+            f"- learner steps: {stats['num_timesteps']:,} in {stats['seconds']:.0f} s "
+            f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
+            "counting the opponents' moves)",
+            f"- best checkpoint: `checkpoints/best.zip` (mean win rate {100 * stats['best_score']:.1f}%)",
+            f"- evaluation: {self.config.eval_games} games per opponent, seats rotated, fixed seeds",
+            "",
+            "| opponent | games | wins | draws | losses | win rate | 95% interval |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, rec in stats["final"].items():
+            lines.append(
+                f"| {name} | {rec['games']} | {rec['wins']} | {rec['draws']} | {rec['losses']} | "
+                f"{100 * rec['win_rate']:.1f}% | [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] |"
+            )
+        lines += ["", "![win rate](winrate.png)", "", "## Config", "", "```yaml", yaml.safe_dump(self.config.to_dict(), sort_keys=False).strip(), "```"]
+        (self.run_dir / "summary.md").write_text("\n".join(lines) + "\n")
+        (self.run_dir / "stats.json").write_text(json.dumps(stats, indent=2, default=float))
+
+
+def plot_winrate(history: list[dict], path: Path, env_id: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name in sorted({row["opponent"] for row in history}):
+        rows = [r for r in history if r["opponent"] == name]
+        x = [float(r["timesteps"]) for r in rows]
+        ax.plot(x, [100 * float(r["win_rate"]) for r in rows], marker="o", label=f"vs {name}")
+        ax.fill_between(x, [100 * float(r["ci_low"]) for r in rows], [100 * float(r["ci_high"]) for r in rows], alpha=0.2)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (%) with 95% interval")
+    ax.set_ylim(0, 100)
+    ax.set_title(f"{env_id}: learner against benchmark opponents")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

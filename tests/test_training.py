@@ -1,0 +1,193 @@
+"""Training: the self-play VecEnv, checkpoints, resume, refusal of wrong checkpoints, ratings."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import tardis_envs
+from agents import HeuristicAgent, make_agent
+from agents.checkpoint import CheckpointError, read_meta
+from agents.ratings import bradley_terry, elo
+from agents.training.aec_gym import AECSingleAgentEnv
+from agents.training.config import TrainConfig
+from agents.training.selfplay import OpponentPool, SelfPlayVecEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tiny_config(env_id, folder):
+    """A small network and short games keep the subprocess runs to seconds."""
+    path = Path(folder) / f"{env_id}.yaml"
+    options = "{max_turns: 60}" if env_id == "keys_to_the_tardis_v0" else "{max_turns: 300}"
+    path.write_text(
+        f"env_id: {env_id}\noptions: {options}\n"
+        "train: {net_arch: [64, 64], n_steps: 32, batch_size: 256, n_epochs: 2}\n"
+    )
+    return path
+
+
+def train_cli(env_id, run_dir, *extra, timesteps=3000):
+    config = tiny_config(env_id, Path(run_dir).parent)
+    return subprocess.run(
+        [sys.executable, "-m", "tardis_envs.cli", "train", env_id, "--config", str(config), "--run-dir", str(run_dir),
+         "--timesteps", str(timesteps), "--num-envs", "16", "--eval-every", "1024", "--eval-games", "12",
+         "--snapshot-every", "1024", "--no-progress", *extra],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)
+def test_tiny_training_run_writes_a_checkpoint_that_plays_legally(env_id, tmp_path):
+    run = tmp_path / "run"
+    out = train_cli(env_id, run)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for name in ("checkpoints/best.zip", "checkpoints/last.zip", "eval.csv", "winrate.png", "summary.md", "config.yaml"):
+        assert (run / name).exists(), name
+    meta = read_meta(run / "checkpoints" / "last.zip")
+    assert meta["env_id"] == env_id and meta["num_timesteps"] >= 3000 and meta["package_version"] == tardis_envs.__version__
+    # the learned policy loads from its checkpoint alone and plays legal moves only
+    env = tardis_envs.make(env_id, illegal_action="raise", **meta["options"])
+    agent = make_agent(f"ppo:{run / 'checkpoints' / 'best.zip'}", env.unwrapped.game)
+    env.reset(seed=3)
+    for step, name in enumerate(env.agent_iter(max_iter=600)):
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else agent.act(env))
+    # resume continues the step count
+    out = train_cli(env_id, run, "--resume", timesteps=5000)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert read_meta(run / "checkpoints" / "last.zip")["num_timesteps"] >= 5000
+    rows = (run / "eval.csv").read_text().splitlines()
+    steps = [int(float(r.split(",")[0])) for r in rows[1:]]
+    assert steps == sorted(steps) and steps[-1] >= 5000
+
+
+@pytest.mark.slow
+def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
+    run = tmp_path / "run"
+    assert train_cli("tardis_run_v0", run, timesteps=1024).returncode == 0
+    checkpoint = run / "checkpoints" / "last.zip"
+    keys = tardis_envs.env_module("keys_to_the_tardis_v0").Game()
+    assert read_meta(checkpoint)["options"]["max_turns"] == 300
+    with pytest.raises(CheckpointError, match="trained on 'tardis_run_v0', not 'keys_to_the_tardis_v0'"):
+        make_agent(f"ppo:{checkpoint}", keys)
+    grand = tardis_envs.env_module("tardis_run_v0").Game(board=str(ROOT / "configs/tardis_run/boards/grand_tour.yaml"))
+    with pytest.raises(CheckpointError, match="observations of shape"):
+        make_agent(f"ppo:{checkpoint}", grand)
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(checkpoint.read_bytes()[:5000])
+    with pytest.raises(CheckpointError, match="corrupt"):
+        make_agent(f"ppo:{broken}", tardis_envs.env_module("tardis_run_v0").Game())
+    with pytest.raises(CheckpointError, match="does not exist"):
+        make_agent(f"ppo:{tmp_path / 'missing.zip'}", keys)
+    # the CLI refuses to resume a run of another game, and to overwrite a run by accident
+    out = train_cli("keys_to_the_tardis_v0", run, "--resume")
+    assert out.returncode == 2 and "trained on 'tardis_run_v0'" in out.stderr
+    out = train_cli("tardis_run_v0", run)
+    assert out.returncode == 2 and "already holds a run" in out.stderr
+    # eval refuses it too, naming the file
+    out = subprocess.run(
+        [sys.executable, "-m", "tardis_envs.cli", "eval", "keys_to_the_tardis_v0", "--agents", f"ppo:{checkpoint},random,heuristic", "--games", "10"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 2 and "trained on 'tardis_run_v0'" in out.stderr
+
+
+def test_train_config_validation():
+    with pytest.raises(ValueError, match="unknown key 'learning_rat'"):
+        TrainConfig.from_dict({"learning_rat": 0.1})
+    with pytest.raises(ValueError, match="'num_envs' must be a positive integer"):
+        TrainConfig.from_dict({"num_envs": 0})
+    with pytest.raises(ValueError, match="unknown kind 'mcts'"):
+        TrainConfig.from_dict({"opponents": {"mcts": 1.0}})
+    assert TrainConfig.from_dict({}).env_id == "tardis_run_v0"
+
+
+@pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)
+def test_selfplay_vecenv_matches_the_aec_env(env_id):
+    """Same seeds, same learner actions, same (deterministic) opponent: same trajectories."""
+    n, seed = 4, 60
+    game = tardis_envs.env_module(env_id).Game()
+    pool = OpponentPool(game, {"heuristic": 1.0}, seed=0)
+    vec = SelfPlayVecEnv(env_id, n, pool, seed=seed, learner_seat=1)
+    obs = vec.reset()
+    singles = [AECSingleAgentEnv(env_id, lambda g: HeuristicAgent(g), learner_seat=1) for _ in range(n)]
+    single_obs = [env.reset(seed=seed + i)[0] for i, env in enumerate(singles)]
+    finished = np.zeros(n, dtype=bool)
+    for _ in range(150):
+        masks = vec.action_masks()
+        for i in range(n):
+            if not finished[i]:
+                assert np.array_equal(obs[i], single_obs[i])
+                assert np.array_equal(masks[i], singles[i].action_masks())
+        actions = masks.argmax(axis=1)
+        obs, rewards, dones, infos = vec.step(actions)
+        for i, env in enumerate(singles):
+            if finished[i]:
+                continue
+            single_obs[i], reward, terminated, truncated, _ = env.step(int(actions[i]))
+            assert rewards[i] == reward
+            assert dones[i] == (terminated or truncated)
+            if dones[i]:
+                assert np.array_equal(infos[i]["terminal_observation"], single_obs[i])
+                finished[i] = True
+    assert finished.any()
+
+
+def test_selfplay_vecenv_api_and_masks():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor
+
+    game = tardis_envs.env_module("tardis_run_v0").Game()
+    vec = VecCheckNan(VecMonitor(SelfPlayVecEnv("tardis_run_v0", 8, OpponentPool(game, {"random": 1.0}), seed=1)), raise_exception=True)
+    obs = vec.reset()
+    assert obs.shape == (8, *game.observation_shape) and obs.dtype == np.float32
+    assert is_masking_supported(vec)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(400):
+        masks = get_action_masks(vec)
+        assert masks.shape == (8, game.num_actions) and masks.any(axis=1).all()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = vec.step(actions)
+        assert set(np.unique(rewards)) <= {-1.0, 0.0, 1.0}
+        assert (rewards[~dones] == 0).all()
+        episodes += sum("episode" in info for info in infos)
+    assert episodes > 0
+    assert vec.get_attr("render_mode") == [None] * 8
+
+
+def test_learner_seats_are_drawn_per_game():
+    game = tardis_envs.env_module("tardis_run_v0").Game()
+    vec = SelfPlayVecEnv("tardis_run_v0", 64, OpponentPool(game, {"random": 1.0}), seed=2)
+    vec.reset()
+    assert set(vec.learner_seat.tolist()) == {0, 1}
+    assert (vec.vec.current_player == vec.learner_seat).all()
+
+
+def test_bradley_terry_recovers_known_strengths():
+    rng = np.random.default_rng(0)
+    true = np.array([4.0, 2.0, 1.0, 0.5])
+    k = len(true)
+    wins = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            n = 4000
+            w = rng.binomial(n, true[i] / (true[i] + true[j]))
+            wins[i, j], wins[j, i] = w, n - w
+    fitted = bradley_terry(wins)
+    ratios = fitted / fitted[-1]
+    assert np.allclose(ratios, true / true[-1], rtol=0.08)
+    ratings = elo(fitted)
+    assert np.isclose(ratings.mean(), 1500) and (np.diff(ratings) < 0).all()
+    assert ratings[0] - ratings[1] == pytest.approx(400 * np.log10(2), abs=20)
+
+
+def test_bradley_terry_handles_unbeaten_agents():
+    wins = np.array([[0, 10], [0, 0]], dtype=float)
+    ratings = elo(bradley_terry(wins))
+    assert np.isfinite(ratings).all() and ratings[0] > ratings[1]
