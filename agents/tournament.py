@@ -154,6 +154,7 @@ class RoundRobin:
     games: np.ndarray
     matches: dict
     ratings: np.ndarray
+    seat_records: dict = field(default_factory=dict)
 
     def win_rate(self, i: int, j: int) -> tuple[float, float, float]:
         n = int(self.games[i, j])
@@ -185,17 +186,23 @@ def round_robin(
     points = np.zeros((k, k))
     counts = np.zeros((k, k))
     matches = {}
+    seat_records = {}
     for i in range(k):
         for j in range(i + 1, k):
             if players == 2:
                 result = play_match(env_id, [agents[i], agents[j]], [names[i], names[j]], games, seed=seed, options=options)
                 rec_i, rec_j = result.record(0), result.record(1)
+                for a, b, idx in ((i, j, 0), (j, i, 1)):
+                    seat_records[(a, b)] = {seat: result.record(idx, s) for s, seat in enumerate(result.seat_names)}
             else:
                 half = games // 2 - (games // 2) % players
                 a = play_match(env_id, [agents[i]] + [agents[j]] * (players - 1), [names[i]] + [names[j]] * (players - 1), half, seed=seed, options=options)
                 b = play_match(env_id, [agents[j]] + [agents[i]] * (players - 1), [names[j]] + [names[i]] * (players - 1), half, seed=seed + half, options=options)
                 rec_i = _merge(a.record(0), _field_record(b, exclude=0))
                 rec_j = _merge(b.record(0), _field_record(a, exclude=0))
+                # per seat: the agent alone in that seat against copies of the other
+                seat_records[(i, j)] = {seat: a.record(0, s) for s, seat in enumerate(a.seat_names)}
+                seat_records[(j, i)] = {seat: b.record(0, s) for s, seat in enumerate(b.seat_names)}
             matches[(i, j)] = rec_i
             matches[(j, i)] = rec_j
             points[i, j] = rec_i["wins"] + rec_i["draws"] / 2
@@ -204,7 +211,7 @@ def round_robin(
             if progress is not None:
                 progress(f"{names[i]} vs {names[j]}: {rec_i['wins']}-{rec_i['draws']}-{rec_i['losses']} ({rec_i['games']} games)")
     ratings = elo(bradley_terry(points))
-    return RoundRobin(env_id, list(names), points, counts, matches, ratings)
+    return RoundRobin(env_id, list(names), points, counts, matches, ratings, seat_records)
 
 
 def _field_record(result: MatchResult, exclude: int) -> dict:
@@ -237,6 +244,11 @@ def format_round_robin(rr: RoundRobin) -> str:
             rate, low, high = rr.win_rate(i, j)
             cells.append(f"{f'{100 * rate:.1f}% [{100 * low:.0f},{100 * high:.0f}] n={int(rr.games[i, j])}':>26}")
         lines.append(f"{rr.names[i]:<{width}}" + "".join(cells))
+    lines.append("")
+    lines.append("by seat (win rate of the row agent in that seat; with more than two players it is alone there):")
+    for (i, j), per_seat in sorted(rr.seat_records.items()):
+        parts = [f"{seat} {100 * rec['win_rate']:.1f}% (n={rec['games']})" for seat, rec in per_seat.items()]
+        lines.append(f"  {rr.names[i]} vs {rr.names[j]}: " + ", ".join(parts))
     lines.append("")
     lines.append("Bradley-Terry ratings (Elo scale, mean 1500):")
     for i in np.argsort(-rr.ratings):

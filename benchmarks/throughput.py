@@ -1,11 +1,14 @@
-"""Steps per second of every registered game next to the PettingZoo classic peers.
+"""Steps per second of every registered game next to the peers, in one run.
 
-    python benchmarks/throughput.py [env_id ...] [--seconds 2] [--json out.json]
+    python benchmarks/throughput.py [env_id ...] [--seconds 3] [--json out.json] [--png out.png] [--compare old.json]
 
-Same measurements as ``tardis-envs bench`` (see tardis_envs/bench.py): the
-PettingZoo AEC loop with random legal actions for our envs and the peers
-(connect_four_v3, tictactoe_v3; install the ``bench`` extra), and the batched
-API at several batch sizes. Ratios are to connect_four_v3 measured in the same run.
+The same suite as ``tardis-envs bench`` (see tardis_envs/bench.py for what each
+figure measures): the PettingZoo AEC loop for our envs and for PettingZoo
+classic connect_four_v3, tictactoe_v3 and chess_v6; OpenSpiel chess and
+backgammon through Python and in C++; one game in a numba loop; the batched
+API at 1..8192 games on 1 and 2 threads; a trivial numba race game as the
+floor; cold compile and cached import times; mean random game length.
+Install the peers with ``pip install -e ".[bench]"``.
 """
 import sys
 

@@ -1,47 +1,72 @@
 """Throughput measurements shared by ``tardis-envs bench``, ``eval`` and benchmarks/.
 
-Every figure is a median over repeats of a timed loop after a warm-up (the
-warm-up also triggers numba compilation, so compile time is never counted).
+Every figure is a median (with min and max) over repeats of a timed loop that
+runs after a warm-up, so numba compilation is never counted (it is measured
+on its own: cold compile and cached import, each in a fresh process).
+
+* AEC: the PettingZoo loop with random legal actions (``agent_iter``, ``last``,
+  mask sampling, ``step``), for our envs and for peers through the same loop.
+* kernel: one game stepped by its numba kernels in a numba loop (random legal
+  actions), no Python per step.
+* batched: ``tardis_envs.vector`` with random legal actions drawn by a numba
+  kernel (:mod:`tardis_envs.core.sampling`), at several batch sizes and threads.
+* floor: a trivial race game with the same batched shape (:mod:`.core.floor`).
+* OpenSpiel (when ``pyspiel`` is installed): the same random play through its
+  Python API, and in C++ (``evaluate_bots`` with uniform random bots).
 """
 from __future__ import annotations
 
+import importlib
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from typing import Callable
 
 import numba
 import numpy as np
 
-from . import env_module, vector
-
+from . import ENV_IDS, env_module, vector
+from .core.floor import make_floor, floor_step
+from .core.sampling import sample_legal
+from .core.state import CURRENT_PLAYER, STATUS
 
 PEERS = {
     # PettingZoo classic envs users would otherwise pick (need the `bench` extra).
     "connect_four_v3": "pettingzoo.classic.connect_four_v3",
     "tictactoe_v3": "pettingzoo.classic.tictactoe_v3",
+    "chess_v6": "pettingzoo.classic.chess_v6",
 }
+OPENSPIEL_GAMES = ("chess", "backgammon")
+
+
+def _stats(rates: list[float]) -> dict:
+    return {"median": statistics.median(rates), "min": min(rates), "max": max(rates), "repeats": len(rates)}
+
+
+def repeat(run: Callable[[float], float], seconds: float, repeats: int) -> dict:
+    """``run(limit)`` returns a rate measured over about ``limit`` seconds."""
+    run(min(0.3, seconds))  # warm-up
+    return _stats([run(seconds / repeats) for _ in range(repeats)])
 
 
 def peer_factory(name: str):
     """``env()`` of a PettingZoo classic peer, or None when it cannot be imported."""
-    import importlib
-
     try:
         return importlib.import_module(PEERS[name]).env
     except ImportError:
         return None
 
 
-def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, factory=None, **options) -> float:
-    """Agent-steps per second of the PettingZoo loop with random legal actions:
-    ``agent_iter``, ``last``, mask sampling, ``step`` (the wrapped ``env()``).
-
-    ``factory`` measures another AEC env (a peer) through the identical loop.
-    """
-    env = factory() if factory is not None else env_module(env_id).env(**options)
+def aec_rate(factory, seconds: float, seed: int = 0) -> float:
+    """Agent-steps per second of the PettingZoo AEC loop with random legal actions."""
+    env = factory()
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
-    steps = 0
-    games = 0
+    steps = games = 0
     started = time.perf_counter()
     deadline = started + seconds
     while True:
@@ -54,36 +79,425 @@ def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, facto
                 action = int(legal[rng.integers(legal.size)])
             env.step(action)
             steps += 1
+            if steps % 256 == 0 and time.perf_counter() >= deadline:
+                return steps / (time.perf_counter() - started)
         games += 1
-        if time.perf_counter() >= deadline:
-            break
         env.reset(seed=seed + games)
-    return steps / (time.perf_counter() - started)
 
 
-def batched_steps_per_second(
-    env_id: str, num_envs: int = 1024, num_threads: int | None = None, seconds: float = 2.0, repeats: int = 3, seed: int = 0, **options
-) -> dict:
-    """Game steps per second of ``tardis_envs.vector`` with random legal actions
-    chosen in numpy (the action choice is included in the time)."""
-    threads = num_threads or numba.config.NUMBA_NUM_THREADS
+def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, factory=None, **options) -> float:
+    """Median-free single measurement (used by ``eval``'s throughput line)."""
+    factory = factory or (lambda: env_module(env_id).env(**options))
+    aec_rate(factory, 0.2, seed)
+    return aec_rate(factory, seconds, seed)
+
+
+def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: int, seed: int = 0, **options) -> dict:
+    """Steps per second of ``tardis_envs.vector`` with random legal actions chosen in numba."""
     vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, **options)
     _, masks, _ = vec.reset()
-    rng = np.random.default_rng(seed)
+    actions = np.zeros(num_envs, dtype=np.int64)
+    counter = [0]
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
 
     def run(limit: float) -> float:
         nonlocal masks
         steps = 0
         started = time.perf_counter()
         while True:
-            scores = rng.random(masks.shape, dtype=np.float32) * masks
-            actions = scores.argmax(axis=1)
+            counter[0] += 1
+            sample_legal(masks, seed, counter[0], actions)
             _, masks, _, _, _, _ = vec.step(actions)
             steps += num_envs
             elapsed = time.perf_counter() - started
             if elapsed >= limit:
                 return steps / elapsed
 
-    run(0.2)  # warm-up
-    rates = [run(seconds / repeats) for _ in range(repeats)]
-    return {"median": statistics.median(rates), "min": min(rates), "max": max(rates), "num_envs": num_envs, "threads": threads}
+    try:
+        return {**repeat(run, seconds, repeats), "num_envs": num_envs, "threads": threads}
+    finally:
+        numba.set_num_threads(previous)
+
+
+def batched_steps_per_second(env_id: str, num_envs: int = 1024, num_threads: int | None = None, seconds: float = 2.0, repeats: int = 3, seed: int = 0, **options) -> dict:
+    return batched(env_id, num_envs, num_threads or numba.config.NUMBA_NUM_THREADS, seconds, repeats, seed, **options)
+
+
+@numba.njit(nogil=True)  # not cached: it takes the game's kernels as arguments
+def _single_game_loop(init, step, legal_mask, state, tables, mask, steps, key):
+    done_games = 0
+    for k in range(steps):
+        legal_mask(state, tables, mask)
+        count = 0
+        for a in range(mask.shape[0]):
+            count += mask[a]
+        pick = (k * 2654435761 + key) % count
+        for a in range(mask.shape[0]):
+            if mask[a]:
+                if pick == 0:
+                    step(state, tables, a)
+                    break
+                pick -= 1
+        if state[STATUS] != 0:
+            done_games += 1
+            rng_key = state[2]
+            state[:] = 0
+            state[2] = rng_key + 1
+            init(state, tables)
+    return done_games
+
+
+def kernel_single(env_id: str, seconds: float, repeats: int, **options) -> dict:
+    """One game stepped by its kernels inside a numba loop (mask + step per ply)."""
+    game = env_module(env_id).Game(**options)
+    k = game.kernels
+    state = game.new_state(12345)
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+
+    def run(limit: float) -> float:
+        steps = 0
+        started = time.perf_counter()
+        while True:
+            _single_game_loop(k.init, k.step, k.legal_mask, state, game.tables, mask, 20_000, 7)
+            steps += 20_000
+            elapsed = time.perf_counter() - started
+            if elapsed >= limit:
+                return steps / elapsed
+
+    return repeat(run, seconds, repeats)
+
+
+def floor(num_envs: int, threads: int, seconds: float, repeats: int) -> dict:
+    positions, obs, masks, done = make_floor(num_envs)
+    actions = np.zeros(num_envs, dtype=np.int64)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    counter = [0]
+
+    def run(limit: float) -> float:
+        steps = 0
+        started = time.perf_counter()
+        while True:
+            counter[0] += 1
+            sample_legal(masks, 0, counter[0], actions)
+            floor_step(positions, actions, obs, masks, done)
+            steps += num_envs
+            elapsed = time.perf_counter() - started
+            if elapsed >= limit:
+                return steps / elapsed
+
+    try:
+        return {**repeat(run, seconds, repeats), "num_envs": num_envs, "threads": threads}
+    finally:
+        numba.set_num_threads(previous)
+
+
+def mean_game_length(env_id: str, games: int = 2000, seed: int = 0, **options) -> float:
+    """Mean decisions per game under uniform random legal play."""
+    vec = vector.make(env_id, games, seed=seed, **options)
+    _, masks, _ = vec.reset()
+    lengths = np.zeros(games, dtype=np.int64)
+    running = np.ones(games, dtype=bool)
+    actions = np.zeros(games, dtype=np.int64)
+    counter = 0
+    while running.any():
+        counter += 1
+        sample_legal(masks, seed, counter, actions)
+        _, masks, _, _, term, trunc = vec.step(actions)
+        lengths += running
+        running &= ~(term | trunc)
+    return float(lengths.mean())
+
+
+def compile_times(env_id: str) -> dict:
+    """Seconds to import and play the first batched step, in a fresh process:
+    cold (empty numba cache) and cached (second run on the same cache)."""
+    code = (
+        "import time; t=time.perf_counter(); import numpy as np; from tardis_envs import vector; "
+        f"v=vector.make({env_id!r}, 4, seed=0); o,m,p=v.reset(); v.step(m.argmax(axis=1)); "
+        "print(time.perf_counter()-t)"
+    )
+    out = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        for label in ("cold_compile_s", "cached_import_s"):
+            result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
+            out[label] = float(result.stdout.strip().splitlines()[-1]) if result.returncode == 0 else float("nan")
+    return out
+
+
+# --- OpenSpiel peers ---------------------------------------------------------------
+def openspiel_python(name: str, seconds: float, repeats: int) -> dict | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(0)
+    lengths: list[int] = []
+
+    def run(limit: float) -> float:
+        steps = 0
+        started = time.perf_counter()
+        while time.perf_counter() - started < limit:
+            state = game.new_initial_state()
+            n = 0
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probs = zip(*state.chance_outcomes())
+                    state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+                else:
+                    legal = state.legal_actions()
+                    state.apply_action(legal[rng.integers(len(legal))])
+                n += 1
+            steps += n
+            lengths.append(n)
+        return steps / (time.perf_counter() - started)
+
+    out = repeat(run, seconds, repeats)
+    out["mean_game_length"] = float(np.mean(lengths))
+    return out
+
+
+def openspiel_cpp(name: str, seconds: float, repeats: int, mean_length: float) -> dict | None:
+    """Random play inside C++ (``evaluate_bots`` with uniform random bots); steps
+    are games x the mean length of the same random play measured in Python."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name)
+    counter = [0]
+
+    def run(limit: float) -> float:
+        games = 0
+        started = time.perf_counter()
+        while time.perf_counter() - started < limit:
+            counter[0] += 1
+            bots = [pyspiel.make_uniform_random_bot(p, counter[0] * 7 + p) for p in range(game.num_players())]
+            pyspiel.evaluate_bots(game.new_initial_state(), bots, counter[0])
+            games += 1
+        return games * mean_length / (time.perf_counter() - started)
+
+    return repeat(run, seconds, repeats)
+
+
+# --- the suite ---------------------------------------------------------------
+def run_suite(
+    env_ids=None, seconds: float = 2.0, repeats: int = 3, sizes=(1, 64, 1024, 8192), threads=(1, 2), peers: bool = True,
+    compile: bool = True, log: Callable[[str], None] = print,
+) -> dict:
+    env_ids = list(env_ids or ENV_IDS)
+    results: dict = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": {"cores": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS},
+        "versions": _versions(),
+        "games": {},
+        "peers": {},
+        "floor": {},
+    }
+    for t in threads:
+        results["floor"][str(t)] = floor(8192, t, seconds, repeats)
+        log(f"floor (trivial race, 8192 games, {t} thread(s)): {results['floor'][str(t)]['median']:,.0f} steps/s")
+    if peers:
+        for name in PEERS:
+            factory = peer_factory(name)
+            if factory is None:
+                log(f"peer {name}: not installed (pip install 'tardis-envs[bench]')")
+                continue
+            results["peers"][name] = {"aec": repeat(lambda limit, f=factory: aec_rate(f, limit), seconds, repeats)}
+            log(f"peer {name}: AEC {results['peers'][name]['aec']['median']:,.0f} agent-steps/s")
+        for name in OPENSPIEL_GAMES:
+            py = openspiel_python(name, seconds, repeats)
+            if py is None:
+                log("peer OpenSpiel: pyspiel not installed (pip install 'tardis-envs[bench]')")
+                break
+            cpp = openspiel_cpp(name, seconds, repeats, py["mean_game_length"])
+            results["peers"][f"openspiel_{name}"] = {"python": py, "cpp": cpp}
+            log(f"peer OpenSpiel {name}: Python {py['median']:,.0f}, C++ {cpp['median']:,.0f} steps/s")
+    for env_id in env_ids:
+        row: dict = {}
+        row["aec"] = repeat(lambda limit: aec_rate(lambda: env_module(env_id).env(), limit), seconds, repeats)
+        row["kernel"] = kernel_single(env_id, seconds, repeats)
+        row["batched"] = {}
+        for t in threads:
+            for n in sizes:
+                row["batched"][f"{n}x{t}"] = batched(env_id, n, t, seconds, repeats)
+        row["mean_game_length"] = mean_game_length(env_id)
+        if compile:
+            row.update(compile_times(env_id))
+        results["games"][env_id] = row
+        log(f"{env_id}: AEC {row['aec']['median']:,.0f}, kernel {row['kernel']['median']:,.0f}, "
+            f"batched {max(b['median'] for b in row['batched'].values()):,.0f} steps/s")
+    return results
+
+
+def _versions() -> dict:
+    out = {"python": sys.version.split()[0], "numpy": np.__version__, "numba": numba.__version__}
+    for name in ("pettingzoo", "pyspiel"):
+        try:
+            module = importlib.import_module(name)
+            out[name] = getattr(module, "__version__", "installed")
+        except ImportError:
+            pass
+    from . import __version__
+
+    out["tardis_envs"] = __version__
+    return out
+
+
+def _fmt(stats: dict) -> str:
+    return f"{stats['median']:,.0f} [{stats['min']:,.0f}-{stats['max']:,.0f}]"
+
+
+def format_results(results: dict) -> str:
+    """The table: medians [min-max], each with its ratio to the peer it is compared with."""
+    lines = [f"tardis-envs bench, {results['date']}, {results['machine']['cores']} cores, "
+             + ", ".join(f"{k} {v}" for k, v in results["versions"].items())]
+    peers = results["peers"]
+    c4 = peers.get("connect_four_v3", {}).get("aec", {}).get("median")
+    chess = peers.get("chess_v6", {}).get("aec", {}).get("median")
+    floor2 = results["floor"].get(max(results["floor"], key=int), {}).get("median") if results["floor"] else None
+    lines.append("")
+    lines.append("peers (random legal play, steps/s, median [min-max]):")
+    for name, row in peers.items():
+        for kind, stats in row.items():
+            if stats:
+                lines.append(f"  {name:<22} {kind:<7} {_fmt(stats)}")
+    for t, stats in sorted(results["floor"].items()):
+        lines.append(f"  {'numba floor (race)':<22} {'8192x' + t:<7} {_fmt(stats)}")
+    for env_id, row in results["games"].items():
+        lines.append("")
+        lines.append(f"{env_id}: mean random game {row['mean_game_length']:.1f} decisions; "
+                     f"cold compile {row.get('cold_compile_s', float('nan')):.1f} s, cached import {row.get('cached_import_s', float('nan')):.2f} s")
+        aec = row["aec"]["median"]
+        ratio = f"  = {aec / c4:.1f}x connect_four_v3" if c4 else ""
+        if chess:
+            ratio += f", {aec / chess:.1f}x chess_v6"
+        lines.append(f"  AEC agent-steps/s       {_fmt(row['aec'])}{ratio}")
+        lines.append(f"  kernel, one game        {_fmt(row['kernel'])}")
+        for key, stats in row["batched"].items():
+            n, t = key.split("x")
+            extra = []
+            if floor2 and t == max(results["floor"], key=int):
+                extra.append(f"{100 * stats['median'] / floor2:.1f}% of floor")
+            lines.append(f"  batched {n:>5} games x{t} {_fmt(stats)}" + (f"  ({', '.join(extra)})" if extra else ""))
+    return "\n".join(lines)
+
+
+def plot(results: dict, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for env_id, row in results["games"].items():
+        for t in sorted({k.split("x")[1] for k in row["batched"]}):
+            items = sorted(((int(k.split("x")[0]), v["median"]) for k, v in row["batched"].items() if k.endswith("x" + t)))
+            ax.plot([n for n, _ in items], [r for _, r in items], marker="o", label=f"{env_id} ({t} thread{'s' if t != '1' else ''})")
+    for t, stats in results["floor"].items():
+        ax.axhline(stats["median"], ls="--", lw=1, color="gray")
+        ax.text(1, stats["median"] * 1.1, f"numba floor, {t} thread(s)", fontsize=8, color="gray")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("games per batch")
+    ax.set_ylabel("steps per second")
+    ax.set_title("tardis_envs batched throughput (random legal play)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def compare(new: dict, old: dict, tolerance: float = 0.15) -> list[str]:
+    """Figures that fell by more than ``tolerance`` (relative) since ``old``."""
+    flagged = []
+
+    def walk(a, b, where):
+        if isinstance(a, dict) and isinstance(b, dict):
+            if "median" in a and "median" in b:
+                if b["median"] > 0 and a["median"] < (1 - tolerance) * b["median"]:
+                    flagged.append(f"{where}: {a['median']:,.0f} < {b['median']:,.0f} ({100 * (a['median'] / b['median'] - 1):+.0f}%)")
+                return
+            for key in a:
+                if key in b:
+                    walk(a[key], b[key], f"{where}/{key}" if where else key)
+
+    walk(new.get("games", {}), old.get("games", {}), "")
+    return flagged
+
+
+def load_json(path) -> dict:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read benchmark results {str(path)!r}: {exc}") from None
+
+
+@numba.njit(nogil=True, parallel=True)  # not cached: takes kernels as arguments
+def _time_phase(kernel_kind, init, step, legal_mask, observe, states, tables, actions, obs, masks):
+    for i in numba.prange(states.shape[0]):
+        s = states[i]
+        if kernel_kind == 0:
+            step(s, tables, actions[i])
+            if s[STATUS] != 0:
+                key = s[2]
+                s[:] = 0
+                s[2] = key + 1
+                init(s, tables)
+        elif kernel_kind == 1:
+            legal_mask(s, tables, masks[i])
+        else:
+            observe(s, tables, s[CURRENT_PLAYER], obs[i])
+
+
+def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: int = 200, **options) -> dict:
+    """Where a batched step's time goes, in nanoseconds per game step: the
+    step kernel (with resets), the legal mask, the observation, the random
+    action draw, and the rest (Python, numpy, the legality check)."""
+    vec = vector.make(env_id, num_envs, seed=0, num_threads=threads, **options)
+    _, masks, _ = vec.reset()
+    k = vec.game.kernels
+    actions = np.zeros(num_envs, dtype=np.int64)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        sample_legal(masks, 0, 0, actions)
+        vec.step(actions)
+        started = time.perf_counter()
+        for c in range(steps):
+            sample_legal(vec.masks, 0, c, actions)
+            vec.step(actions)
+        total = time.perf_counter() - started
+        started = time.perf_counter()
+        for c in range(steps):
+            sample_legal(vec.masks, 0, c, actions)
+        sampling = time.perf_counter() - started
+        phases = {}
+        for kind, name in ((1, "legal_mask"), (2, "observe"), (0, "step")):
+            states = vec.states.copy()
+            masks2 = vec.masks.copy()
+            obs2 = vec._obs_flat.copy()
+            _time_phase(kind, k.init, k.step, k.legal_mask, k.observe, states[:2], vec.game.tables, actions[:2], obs2[:2], masks2[:2])
+            started = time.perf_counter()
+            for c in range(steps):
+                if kind == 0:
+                    sample_legal(masks2, 0, c, actions)  # legal actions for the new masks
+                _time_phase(kind, k.init, k.step, k.legal_mask, k.observe, states, vec.game.tables, actions, obs2, masks2)
+                if kind == 0:
+                    _time_phase(1, k.init, k.step, k.legal_mask, k.observe, states, vec.game.tables, actions, obs2, masks2)
+            phases[name] = time.perf_counter() - started
+        phases["step"] -= phases["legal_mask"] + sampling  # the step loop also drew actions and refreshed masks
+    finally:
+        numba.set_num_threads(previous)
+    per = 1e9 / (steps * num_envs)
+    out = {name: seconds * per for name, seconds in phases.items()}
+    out["sample_actions"] = sampling * per
+    out["total"] = total * per
+    out["other"] = out["total"] - sum(out[n] for n in ("step", "legal_mask", "observe", "sample_actions"))
+    out["steps_per_second"] = steps * num_envs / total
+    return out

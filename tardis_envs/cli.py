@@ -205,36 +205,44 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import PEERS, aec_steps_per_second, batched_steps_per_second, peer_factory
+    from .bench import compare, format_results, load_json, plot, run_suite
 
     ids = args.env_ids or list(ENV_IDS)
     for env_id in ids:
         _check_env_id(env_id)
-    results = {}
-    peers = {}
-    for name in PEERS:
-        factory = peer_factory(name)
-        if factory is None:
-            print(f"peer {name}: not installed (pip install 'tardis-envs[bench]')")
-            continue
-        peers[name] = aec_steps_per_second(name, seconds=args.seconds, factory=factory)
-        print(f"peer {name:<18}{peers[name]:>14,.0f} AEC agent-steps/s", flush=True)
-    results["peers"] = peers
-    reference = peers.get("connect_four_v3")
-    print(f"{'env':<22}{'AEC agent-steps/s':>20}{'x connect_four':>16}" + "".join(f"{f'batch {n}':>16}" for n in args.num_envs))
-    for env_id in ids:
-        aec = aec_steps_per_second(env_id, seconds=args.seconds)
-        row = {"aec": aec}
-        ratio = f"{aec / reference:.1f}x" if reference else "-"
-        line = f"{env_id:<22}{aec:>20,.0f}{ratio:>16}"
-        for n in args.num_envs:
-            b = batched_steps_per_second(env_id, num_envs=n, seconds=args.seconds)
-            row[f"batch_{n}"] = b
-            line += f"{b['median']:>16,.0f}"
-        print(line, flush=True)
-        results[env_id] = row
+    old = load_json(args.compare) if args.compare else None
+    results = run_suite(
+        ids, seconds=args.seconds, repeats=args.repeats, sizes=args.num_envs, threads=args.threads,
+        peers=not args.no_peers, compile=not args.no_compile, log=lambda text: print("  " + text, flush=True),
+    )
+    print()
+    print(format_results(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
+        print(f"saved {args.json}")
+    if args.png:
+        plot(results, args.png)
+        print(f"saved {args.png}")
+    if args.profile:
+        from .bench import profile_batched
+
+        print()
+        print("where a batched step's time goes (8192 games, 2 threads), ns per game step:")
+        for env_id in ids:
+            prof = profile_batched(env_id)
+            results["games"][env_id]["profile_ns"] = prof
+            parts = ", ".join(f"{k} {prof[k]:.0f}" for k in ("step", "legal_mask", "observe", "sample_actions", "other"))
+            print(f"  {env_id}: total {prof['total']:.0f} ({prof['steps_per_second']:,.0f} steps/s) = {parts}")
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=2))
+    if old is not None:
+        flagged = compare(results, old, tolerance=args.tolerance)
+        if flagged:
+            print(f"regressions against {args.compare} (more than {100 * args.tolerance:.0f}% slower):")
+            for line in flagged:
+                print("  " + line)
+            return 1
+        print(f"no regression against {args.compare} (tolerance {100 * args.tolerance:.0f}%)")
     return 0
 
 
@@ -282,11 +290,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config")
     p.set_defaults(func=cmd_play)
 
-    p = verbs.add_parser("bench", help="steps per second of every game (AEC and batched)")
+    p = verbs.add_parser("bench", help="steps per second of every game and of the peers, side by side")
     p.add_argument("env_ids", nargs="*")
-    p.add_argument("--seconds", type=float, default=2.0)
+    p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per figure (split over the repeats)")
+    p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 8192])
-    p.add_argument("--json")
+    p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and OpenSpiel")
+    p.add_argument("--no-compile", action="store_true", help="skip the cold-compile / cached-import timings")
+    p.add_argument("--json", help="write the results as JSON")
+    p.add_argument("--png", help="write batched steps/s against games per batch as a PNG")
+    p.add_argument("--compare", help="an earlier --json file: exit 1 if a figure fell by more than --tolerance")
+    p.add_argument("--tolerance", type=float, default=0.15)
+    p.add_argument("--profile", action="store_true", help="also split a batched step into kernel phases")
     p.set_defaults(func=cmd_bench)
     return parser
 

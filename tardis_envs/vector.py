@@ -34,6 +34,7 @@ import numpy as np
 
 from . import env_module
 from .core.rng import seed_to_key
+from .core.sampling import first_illegal
 from .core.state import CURRENT_PLAYER
 
 
@@ -93,13 +94,11 @@ class VectorEnv:
         self._done[:] = False
         return self.obs, self.masks, self.current_player
 
-    def _check_actions(self, actions: np.ndarray, rows: np.ndarray) -> None:
-        inside = (actions >= 0) & (actions < self.num_actions)
-        legal = inside.copy()
-        legal[inside] = self.masks[rows[inside], actions[inside]] == 1
-        if not legal.all():
-            k = int(np.flatnonzero(~legal)[0])
-            bad = int(rows[k])
+    def _check_actions(self, actions: np.ndarray, rows: np.ndarray | None) -> None:
+        masks = self.masks if rows is None else self.masks[rows]
+        k = first_illegal(masks, actions)
+        if k >= 0:
+            bad = k if rows is None else int(rows[k])
             allowed = np.flatnonzero(self.masks[bad]).tolist()
             raise ValueError(f"{self.env_id}: illegal action {int(actions[k])} in game {bad}; legal actions there: {allowed}")
 
@@ -110,7 +109,7 @@ class VectorEnv:
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
         np.copyto(self._actions, actions, casting="unsafe")
-        self._check_actions(self._actions, np.arange(self.num_envs))
+        self._check_actions(self._actions, None)
         previous = self._threads()
         try:
             self.game.kernels.batch_step(

@@ -67,6 +67,50 @@ def test_tiny_training_run_writes_a_checkpoint_that_plays_legally(env_id, tmp_pa
 
 
 @pytest.mark.slow
+def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
+    import signal
+    import time
+
+    run = tmp_path / "run"
+    config = tiny_config("tardis_run_v0", tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--config", str(config), "--run-dir", str(run),
+         "--timesteps", "10000000", "--num-envs", "16", "--eval-every", "1024", "--eval-games", "12", "--no-progress"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.time() + 240
+    while not (run / "eval.csv").exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    meta = read_meta(run / "checkpoints" / "last.zip")
+    assert meta["interrupted"] is True and meta["num_timesteps"] > 0
+    out = train_cli("tardis_run_v0", run, "--resume", timesteps=meta["num_timesteps"] + 1024)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert read_meta(run / "checkpoints" / "last.zip")["num_timesteps"] > meta["num_timesteps"]
+
+
+@pytest.mark.slow
+def test_round_robin_of_three_agents_with_a_checkpoint(tmp_path):
+    run = tmp_path / "run"
+    assert train_cli("keys_to_the_tardis_v0", run, timesteps=1024).returncode == 0
+    out = subprocess.run(
+        [sys.executable, "-m", "tardis_envs.cli", "eval", "keys_to_the_tardis_v0", "--config", str(tmp_path / "keys_to_the_tardis_v0.yaml"),
+         "--agents", f"ppo:{run / 'checkpoints' / 'best.zip'},heuristic,random", "--games", "24", "--num-players", "3",
+         "--out", str(tmp_path / "rr")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Bradley-Terry ratings" in out.stdout and "by seat" in out.stdout
+    for name in ("matrix.csv", "ratings.csv", "results.md", "heatmap.png"):
+        assert (tmp_path / "rr" / name).exists()
+    lines = (tmp_path / "rr" / "matrix.csv").read_text().splitlines()
+    assert len(lines) == 1 + 6  # every ordered pair
+
+
+@pytest.mark.slow
 def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
     run = tmp_path / "run"
     assert train_cli("tardis_run_v0", run, timesteps=1024).returncode == 0

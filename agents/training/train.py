@@ -159,7 +159,10 @@ class Trainer:
         for name, rec in results.items():
             row = {**row_base, "opponent": name, **{k: rec[k] for k in CSV_FIELDS[3:]}}
             new_rows.append(row)
-            self.model.logger.record(f"eval/win_rate_vs_{name}", rec["win_rate"])
+            for key in ("win_rate", "ci_low", "ci_high"):
+                self.model.logger.record(f"eval/{key}_vs_{name}", rec[key])
+            self.model.logger.record(f"eval/draw_rate_vs_{name}", rec["draws"] / rec["games"])
+            self.model.logger.record(f"eval/loss_rate_vs_{name}", rec["losses"] / rec["games"])
         self.history.extend(new_rows)
         path = self.run_dir / "eval.csv"
         fresh = not path.exists()

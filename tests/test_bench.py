@@ -1,0 +1,70 @@
+"""The benchmark suite's own machinery (its figures are measured by `tardis-envs bench`, not asserted)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from tardis_envs.bench import compare
+from tardis_envs.core.floor import floor_step, make_floor
+from tardis_envs.core.sampling import first_illegal, sample_legal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_sample_legal_is_uniform_over_legal_actions():
+    masks = np.zeros((30000, 7), dtype=np.int8)
+    masks[:, [1, 4, 6]] = 1
+    masks[0] = 0
+    out = np.zeros(30000, dtype=np.int64)
+    sample_legal(masks, 5, 1, out)
+    assert out[0] == -1
+    counts = np.bincount(out[1:], minlength=7)
+    assert set(np.flatnonzero(counts)) == {1, 4, 6}
+    assert chisquare(counts[[1, 4, 6]])[1] > 1e-3
+    again = np.zeros_like(out)
+    sample_legal(masks, 5, 2, again)
+    assert not np.array_equal(out, again), "each call draws afresh"
+
+
+def test_first_illegal():
+    masks = np.ones((5, 3), dtype=np.int8)
+    masks[3, 2] = 0
+    assert first_illegal(masks, np.array([0, 1, 2, 1, 0])) == -1
+    assert first_illegal(masks, np.array([0, 1, 2, 2, 0])) == 3
+    assert first_illegal(masks, np.array([0, 7, 2, 2, 0])) == 1
+    assert first_illegal(masks, np.array([-1, 0, 0, 0, 0])) == 0
+
+
+def test_floor_game_restarts_past_100():
+    positions, obs, masks, done = make_floor(4)
+    for _ in range(40):
+        floor_step(positions, np.full(4, 2, dtype=np.int64), obs, masks, done)
+    assert (positions < 100).all() and masks.all()
+
+
+def test_compare_flags_regressions_only():
+    old = {"games": {"g": {"aec": {"median": 100.0}, "batched": {"64x1": {"median": 1000.0}}}}}
+    new = {"games": {"g": {"aec": {"median": 95.0}, "batched": {"64x1": {"median": 700.0}}}}}
+    flagged = compare(new, old, tolerance=0.15)
+    assert len(flagged) == 1 and "batched/64x1" in flagged[0]
+
+
+@pytest.mark.slow
+def test_bench_cli_writes_json_png_and_compares(tmp_path):
+    base = [sys.executable, "-m", "tardis_envs.cli", "bench", "tardis_run_v0", "--seconds", "0.2", "--repeats", "1",
+            "--num-envs", "4", "--threads", "1", "--no-peers", "--no-compile"]
+    out = subprocess.run(base + ["--json", str(tmp_path / "a.json"), "--png", str(tmp_path / "a.png")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "AEC agent-steps/s" in out.stdout and "batched" in out.stdout and (tmp_path / "a.png").exists()
+    results = json.loads((tmp_path / "a.json").read_text())
+    assert results["games"]["tardis_run_v0"]["mean_game_length"] > 10
+    inflated = json.loads(json.dumps(results))
+    inflated["games"]["tardis_run_v0"]["aec"]["median"] *= 100
+    (tmp_path / "old.json").write_text(json.dumps(inflated))
+    out = subprocess.run(base + ["--compare", str(tmp_path / "old.json")], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 1 and "regressions against" in out.stdout
