@@ -20,6 +20,7 @@ class Agent(ABC):
     """
 
     name = "agent"
+    needs_observations = True  # False: acts from states and masks alone (faster batched play)
 
     def __init__(self, game, seed: int | None = None):
         self.game = game

@@ -8,6 +8,7 @@ from .base import Agent, uniform_legal
 
 class RandomAgent(Agent):
     name = "random"
+    needs_observations = False
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return uniform_legal(self.rng, masks)

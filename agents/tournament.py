@@ -79,7 +79,8 @@ def play_match(
     import time
 
     options = options or {}
-    probe = vector.make(env_id, 1, seed=seed, **options)
+    observations = any(agent.needs_observations for agent in agents)
+    probe = vector.make(env_id, 1, seed=seed, observations=False, **options)
     num_players = probe.num_players
     num_agents = len(agents)
     seats = (np.arange(games)[:, None] + np.arange(num_players)[None, :]) % num_agents
@@ -90,7 +91,7 @@ def play_match(
     total_steps = 0
     for first in range(0, games, batch):
         count = min(batch, games - first)
-        vec = vector.make(env_id, count, seed=seed + first, **options)
+        vec = vector.make(env_id, count, seed=seed + first, observations=observations, **options)
         obs, masks, players = vec.reset()
         chunk_seats = seats[first : first + count]
         running = np.ones(count, dtype=bool)

@@ -92,9 +92,10 @@ def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, facto
     return aec_rate(factory, seconds, seed)
 
 
-def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: int, seed: int = 0, **options) -> dict:
-    """Steps per second of ``tardis_envs.vector`` with random legal actions chosen in numba."""
-    vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, **options)
+def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: int, seed: int = 0, observations: bool = True, **options) -> dict:
+    """Steps per second of ``tardis_envs.vector`` with random legal actions chosen in numba
+    (``observations=False``: states and masks only)."""
+    vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, observations=observations, **options)
     _, masks, _ = vec.reset()
     actions = np.zeros(num_envs, dtype=np.int64)
     counter = [0]
@@ -324,6 +325,8 @@ def run_suite(
         for t in threads:
             for n in sizes:
                 row["batched"][f"{n}x{t}"] = batched(env_id, n, t, seconds, repeats)
+        n, t = max(sizes), max(threads)
+        row["batched_no_obs"] = {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, observations=False)}
         row["mean_game_length"] = mean_game_length(env_id)
         if compile:
             row.update(compile_times(env_id))
@@ -383,6 +386,10 @@ def format_results(results: dict) -> str:
             if floor2 and t == max(results["floor"], key=int):
                 extra.append(f"{100 * stats['median'] / floor2:.1f}% of floor")
             lines.append(f"  batched {n:>5} games x{t} {_fmt(stats)}" + (f"  ({', '.join(extra)})" if extra else ""))
+        for key, stats in row.get("batched_no_obs", {}).items():
+            n, t = key.split("x")
+            share = f"  ({100 * stats['median'] / floor2:.1f}% of floor)" if floor2 else ""
+            lines.append(f"  batched {n:>5} games x{t}, no observations {_fmt(stats)}{share}")
     return "\n".join(lines)
 
 

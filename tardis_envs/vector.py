@@ -16,6 +16,10 @@ Arrays (``N = num_envs``, ``A`` actions, ``P`` players):
 ``truncated``      ``bool[N]``                  a game hit its length limit
 =================  ===========================  =================================
 
+``observations=False`` skips writing observations (``obs`` then has no
+columns): for play between agents that read only states and masks (random,
+heuristics, search), where writing the views is most of a step's cost.
+
 A finished game is reset at once (auto-reset): the returned ``obs``/``mask``/
 ``current_player`` of that row already belong to the next game, while
 ``rewards``/``terminated``/``truncated`` describe the step that ended the old one.
@@ -41,7 +45,9 @@ from .core.state import CURRENT_PLAYER
 class VectorEnv:
     """A batch of ``num_envs`` independent games of one env id."""
 
-    def __init__(self, env_id: str, num_envs: int, seed: int | None = None, num_threads: int | None = None, **options: Any):
+    def __init__(
+        self, env_id: str, num_envs: int, seed: int | None = None, num_threads: int | None = None, observations: bool = True, **options: Any
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if num_threads is not None and not 1 <= num_threads <= numba.config.NUMBA_NUM_THREADS:
@@ -57,8 +63,10 @@ class VectorEnv:
         self.agent_names = game.agent_names
         n = self.num_envs
         self.states = np.zeros((n, game.state_size), dtype=np.int64)
-        self._obs_flat = np.zeros((n, int(np.prod(game.observation_shape))), dtype=np.float32)
-        self.obs = self._obs_flat.reshape((n, *game.observation_shape))
+        self.observations = bool(observations)
+        width = int(np.prod(game.observation_shape)) if self.observations else 0
+        self._obs_flat = np.zeros((n, width), dtype=np.float32)
+        self.obs = self._obs_flat.reshape((n, *game.observation_shape)) if self.observations else self._obs_flat
         self.masks = np.zeros((n, game.num_actions), dtype=np.int8)
         self.rewards = np.zeros((n, game.num_players), dtype=np.float32)
         self._done = np.zeros((n, 2), dtype=np.bool_)
@@ -86,7 +94,7 @@ class VectorEnv:
             keys = np.array([seed_to_key(self.seed + i) for i in range(self.num_envs)], dtype=np.int64)
         previous = self._threads()
         try:
-            self.game.kernels.batch_reset(self.states, self.game.tables, keys, self._obs_flat, self.masks)
+            self.game.kernels.batch_reset(self.states, self.game.tables, keys, self._obs_flat, self.masks, self.observations)
         finally:
             if previous is not None:
                 numba.set_num_threads(previous)
@@ -113,7 +121,7 @@ class VectorEnv:
         previous = self._threads()
         try:
             self.game.kernels.batch_step(
-                self.states, self.game.tables, self._actions, self._obs_flat, self.masks, self.rewards, self._done
+                self.states, self.game.tables, self._actions, self._obs_flat, self.masks, self.rewards, self._done, self.observations
             )
         finally:
             if previous is not None:
@@ -140,7 +148,7 @@ class VectorEnv:
         done = np.zeros((rows.size, 2), dtype=np.bool_)
         previous = self._threads()
         try:
-            self.game.kernels.batch_step(states, self.game.tables, actions, obs, masks, rewards, done)
+            self.game.kernels.batch_step(states, self.game.tables, actions, obs, masks, rewards, done, self.observations)
         finally:
             if previous is not None:
                 numba.set_num_threads(previous)
@@ -150,6 +158,8 @@ class VectorEnv:
         return rewards, done[:, 0], done[:, 1]
 
 
-def make(env_id: str, num_envs: int, seed: int | None = None, num_threads: int | None = None, **options: Any) -> VectorEnv:
+def make(
+    env_id: str, num_envs: int, seed: int | None = None, num_threads: int | None = None, observations: bool = True, **options: Any
+) -> VectorEnv:
     """A :class:`VectorEnv` of ``num_envs`` games of ``env_id`` with rule ``options``."""
-    return VectorEnv(env_id, num_envs, seed=seed, num_threads=num_threads, **options)
+    return VectorEnv(env_id, num_envs, seed=seed, num_threads=num_threads, observations=observations, **options)

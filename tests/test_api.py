@@ -324,3 +324,16 @@ def test_no_warnings_on_normal_play(env_id):
         warnings.simplefilter("error")
         env.reset(seed=0)
         play_random(env, np.random.default_rng(0), 200)
+
+
+def test_vector_without_observations_plays_the_same_games(env_id):
+    runs = []
+    for observations in (True, False):
+        vec = vector.make(env_id, 8, seed=3, observations=observations)
+        _, masks, _ = vec.reset()
+        for _ in range(200):
+            _, masks, _, rewards, _, _ = vec.step(masks.argmax(axis=1))
+        runs.append((vec.states.copy(), vec.masks.copy()))
+        if not observations:
+            assert vec.obs.shape == (8, 0)
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])

@@ -22,6 +22,7 @@ HEURISTIC_MODULES = {
 
 class HeuristicAgent(Agent):
     name = "heuristic"
+    needs_observations = False
 
     def __init__(self, game, seed: int | None = None, weights: np.ndarray | None = None):
         super().__init__(game, seed)

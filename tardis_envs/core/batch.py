@@ -17,17 +17,19 @@ from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED
 
 
 @njit
-def reset_one(init, legal_mask, observe, state, tables, key, obs, mask):
-    """Start a new game with generator key ``key`` and write the mover's view."""
+def reset_one(init, legal_mask, observe, state, tables, key, obs, mask, with_obs):
+    """Start a new game with generator key ``key`` and write the mover's view
+    (the observation only when ``with_obs``)."""
     state[:] = 0
     state[RNG_KEY] = key
     init(state, tables)
     legal_mask(state, tables, mask)
-    observe(state, tables, state[CURRENT_PLAYER], obs)
+    if with_obs:
+        observe(state, tables, state[CURRENT_PLAYER], obs)
 
 
 @njit
-def step_one(step, legal_mask, observe, state, tables, action, obs, mask, rewards, done):
+def step_one(step, legal_mask, observe, state, tables, action, obs, mask, rewards, done, with_obs):
     """Play ``action``; returns True when the game ended (then the caller resets).
 
     ``rewards[p]`` receives each seat's reward of this step; ``done[0]`` is
@@ -42,7 +44,8 @@ def step_one(step, legal_mask, observe, state, tables, action, obs, mask, reward
     if status != RUNNING:
         return True
     legal_mask(state, tables, mask)
-    observe(state, tables, state[CURRENT_PLAYER], obs)
+    if with_obs:
+        observe(state, tables, state[CURRENT_PLAYER], obs)
     return False
 
 

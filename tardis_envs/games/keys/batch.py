@@ -8,13 +8,13 @@ from . import rules
 
 
 @njit_parallel
-def batch_reset(states, tables, keys, obs, masks):
+def batch_reset(states, tables, keys, obs, masks, with_obs):
     for i in prange(states.shape[0]):
-        reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, keys[i], obs[i], masks[i])
+        reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, keys[i], obs[i], masks[i], with_obs)
 
 
 @njit_parallel
-def batch_step(states, tables, actions, obs, masks, rewards, done):
+def batch_step(states, tables, actions, obs, masks, rewards, done, with_obs):
     for i in prange(states.shape[0]):
-        if step_one(rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i]):
-            reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i])
+        if step_one(rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], with_obs):
+            reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], with_obs)
