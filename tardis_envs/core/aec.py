@@ -209,6 +209,64 @@ class TardisAECEnv(AECEnv, EzPickle):
         pass
 
 
+# Attributes the AEC loop reads on every step (agent_iter, last, step). PettingZoo's
+# BaseWrapper finds them through __getattr__ on each wrapper in turn, which cost
+# three quarters of a wrapped step here (measured: raw env 107k, wrapped 27k
+# agent-steps/s). The subclasses below serve them as properties read straight
+# from the unwrapped env; the wrappers' checks (order, bounds) are unchanged.
+_HOT_ATTRIBUTES = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards", "num_agents")
+_GUARDED = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+
+
+def _forwarding_property(name: str, guarded: bool) -> property:
+    def get(self):
+        if guarded and not self.__dict__.get("_has_reset", True):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.__dict__["_raw_env"], name)
+
+    def set_(self, value):
+        setattr(self.__dict__["_raw_env"], name, value)
+
+    return property(get, set_)
+
+
+def _fast(wrapper_class: type, guarded: bool) -> type:
+    namespace = {name: _forwarding_property(name, guarded and name in _GUARDED) for name in _HOT_ATTRIBUTES}
+
+    def __init__(self, env):
+        self.__dict__["_raw_env"] = env.unwrapped
+        wrapper_class.__init__(self, env)
+
+    namespace["__init__"] = __init__
+    namespace["__doc__"] = f"{wrapper_class.__name__} whose hot attributes skip the __getattr__ chain."
+    return type(wrapper_class.__name__, (wrapper_class,), namespace)
+
+
+FastAssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper, guarded=False)
+
+
+def _step_in_bounds(self, action) -> None:
+    """The wrapper's assertion with ``Discrete.contains`` spelt out: gymnasium's
+    version builds ``np.iinfo`` on every call, a sixth of a wrapped step."""
+    raw = self.__dict__["_raw_env"]
+    agent = raw.agent_selection
+    dead = raw.terminations[agent] or raw.truncations[agent]
+    if action is None:
+        ok = dead
+    elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        ok = 0 <= action < raw.game.num_actions
+    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        ok = 0 <= int(action) < raw.game.num_actions
+    else:
+        ok = False
+    assert ok, "action is not in action space"
+    self.env.step(action)
+
+
+FastAssertOutOfBoundsWrapper.step = _step_in_bounds
+FastOrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, guarded=True)
+
+
 def make_env_factory(raw_env_class: type[TardisAECEnv]):
     """Build the ``env()`` of a game: ``raw_env`` wrapped as PettingZoo classic does."""
 
@@ -217,8 +275,8 @@ def make_env_factory(raw_env_class: type[TardisAECEnv]):
         if wrapped.illegal_action == "terminate":
             # In "raise" mode our own ValueError (naming phase and legal actions)
             # must reach the user instead of the wrapper's bare AssertionError.
-            wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-        return wrappers.OrderEnforcingWrapper(wrapped)
+            wrapped = FastAssertOutOfBoundsWrapper(wrapped)
+        return FastOrderEnforcingWrapper(wrapped)
 
     env.__doc__ = (
         f"{raw_env_class.game_class.spec.name} as a wrapped PettingZoo AEC env "
