@@ -738,13 +738,26 @@ def observe(state, tables, player, out):
         out[P_COOKIE * NUM_TILES + t] = state[TILE_COOKIE + a]
         if (state[BONUS_USED + player] >> np.int64(a)) & 1:
             out[P_BONUS_USED * NUM_TILES + t] = 1.0
-        for d in range(4):
-            dr, dc = abs_direction(side, 4 + d)
-            b = neighbour(a, dr, dc)
-            if b >= 0:
-                corner, orientation = corner_of(a, b)
-                if state[TUNNEL + corner] == orientation:
-                    out[(P_TUNNEL + d) * NUM_TILES + t] = 1.0
+    # tunnels: visit the few corners that hold one rather than 4 diagonals per tile
+    for corner in range(NUM_CORNERS):
+        orientation = state[TUNNEL + corner]
+        if orientation == 0:
+            continue
+        r = corner // (GRID - 1)
+        c = corner % (GRID - 1)
+        if orientation == 1:
+            a = r * GRID + c
+            b = (r + 1) * GRID + c + 1
+        else:
+            a = r * GRID + c + 1
+            b = (r + 1) * GRID + c
+        for end in range(2):
+            here = a if end == 0 else b
+            there = b if end == 0 else a
+            for d in range(4):
+                dr, dc = abs_direction(side, 4 + d)
+                if neighbour(here, dr, dc) == there:
+                    out[(P_TUNNEL + d) * NUM_TILES + abs_to_rel(side, here)] = 1.0
     if state[PAWN + player] >= 0:
         out[P_OWN_PAWN * NUM_TILES + abs_to_rel(side, state[PAWN + player])] = 1.0
     else:
