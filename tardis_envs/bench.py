@@ -92,11 +92,8 @@ def aec_steps_per_second(env_id: str, seconds: float = 2.0, seed: int = 0, facto
     return aec_rate(factory, seconds, seed)
 
 
-def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: int, seed: int = 0, observations: bool = True, **options) -> dict:
-    """Steps per second of ``tardis_envs.vector`` with random legal actions chosen in numba
-    (``observations=False``: states and masks only)."""
-    vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, observations=observations, **options)
-    _, masks, _ = vec.reset()
+def _batched_play(advance, masks, num_envs: int, threads: int, seconds: float, repeats: int, seed: int) -> dict:
+    """Rate of ``advance(actions) -> next masks`` with random legal actions drawn in numba."""
     actions = np.zeros(num_envs, dtype=np.int64)
     counter = [0]
     previous = numba.get_num_threads()
@@ -109,7 +106,7 @@ def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: i
         while True:
             counter[0] += 1
             sample_legal(masks, seed, counter[0], actions)
-            _, masks, _, _, _, _ = vec.step(actions)
+            masks = advance(actions)
             steps += num_envs
             elapsed = time.perf_counter() - started
             if elapsed >= limit:
@@ -119,6 +116,14 @@ def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: i
         return {**repeat(run, seconds, repeats), "num_envs": num_envs, "threads": threads}
     finally:
         numba.set_num_threads(previous)
+
+
+def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: int, seed: int = 0, observations: bool = True, **options) -> dict:
+    """Steps per second of ``tardis_envs.vector`` with random legal actions chosen in numba
+    (``observations=False``: states and masks only)."""
+    vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, observations=observations, **options)
+    _, masks, _ = vec.reset()
+    return _batched_play(lambda actions: vec.step(actions)[1], masks, num_envs, threads, seconds, repeats, seed)
 
 
 def batched_steps_per_second(env_id: str, num_envs: int = 1024, num_threads: int | None = None, seconds: float = 2.0, repeats: int = 3, seed: int = 0, **options) -> dict:
@@ -171,27 +176,12 @@ def kernel_single(env_id: str, seconds: float, repeats: int, **options) -> dict:
 
 def floor(num_envs: int, threads: int, seconds: float, repeats: int) -> dict:
     positions, obs, masks, done = make_floor(num_envs)
-    actions = np.zeros(num_envs, dtype=np.int64)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    counter = [0]
 
-    def run(limit: float) -> float:
-        steps = 0
-        started = time.perf_counter()
-        while True:
-            counter[0] += 1
-            sample_legal(masks, 0, counter[0], actions)
-            floor_step(positions, actions, obs, masks, done)
-            steps += num_envs
-            elapsed = time.perf_counter() - started
-            if elapsed >= limit:
-                return steps / elapsed
+    def advance(actions):
+        floor_step(positions, actions, obs, masks, done)
+        return masks
 
-    try:
-        return {**repeat(run, seconds, repeats), "num_envs": num_envs, "threads": threads}
-    finally:
-        numba.set_num_threads(previous)
+    return _batched_play(advance, masks, num_envs, threads, seconds, repeats, 0)
 
 
 def mean_game_length(env_id: str, games: int = 2000, seed: int = 0, **options) -> float:
