@@ -6,7 +6,7 @@ from tardis_envs import vector
 from tardis_envs.core.state import STATUS
 from tardis_envs.games.tardis_run.rules import BLACK_PADDLE_OWNER, NUM_PIECES, PROGRESS
 
-from ..helpers import random_legal  # noqa: F401  (shared helper, imported for parity)
+from ..helpers import random_legal
 
 
 def squares(progress, seat, length):
