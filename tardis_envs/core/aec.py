@@ -267,6 +267,17 @@ FastAssertOutOfBoundsWrapper.step = _step_in_bounds
 FastOrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, guarded=True)
 
 
+def _last(self, observe: bool = True):
+    """``AECEnv.last`` answered by the unwrapped env in one call (the wrappers in
+    between add nothing to it); before ``reset`` it fails as the wrapper would."""
+    if not self.__dict__.get("_has_reset", True):
+        raise AttributeError("agent_selection cannot be accessed before reset")
+    return self.__dict__["_raw_env"].last(observe)
+
+
+FastOrderEnforcingWrapper.last = _last
+
+
 def make_env_factory(raw_env_class: type[TardisAECEnv]):
     """Build the ``env()`` of a game: ``raw_env`` wrapped as PettingZoo classic does."""
 
