@@ -118,15 +118,16 @@ class VectorEnv:
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
         np.copyto(self._actions, actions, casting="unsafe")
         self._check_actions(self._actions, None)
+        self._batch_step(self.states, self._actions, self._obs_flat, self.masks, self.rewards, self._done)
+        return self.obs, self.masks, self.current_player, self.rewards, self._done[:, 0], self._done[:, 1]
+
+    def _batch_step(self, states, actions, obs, masks, rewards, done) -> None:
         previous = self._threads()
         try:
-            self.game.kernels.batch_step(
-                self.states, self.game.tables, self._actions, self._obs_flat, self.masks, self.rewards, self._done, self.observations
-            )
+            self.game.kernels.batch_step(states, self.game.tables, actions, obs, masks, rewards, done, self.observations)
         finally:
             if previous is not None:
                 numba.set_num_threads(previous)
-        return self.obs, self.masks, self.current_player, self.rewards, self._done[:, 0], self._done[:, 1]
 
     def step_rows(self, rows, actions):
         """Play ``actions[k]`` in game ``rows[k]`` only; the other games wait.
@@ -141,17 +142,17 @@ class VectorEnv:
         if rows.shape != actions.shape or rows.ndim != 1:
             raise ValueError("rows and actions must be 1-D arrays of the same length")
         self._check_actions(actions, rows)
+        if rows.size == self.num_envs and np.array_equal(rows, np.arange(self.num_envs)):
+            # every game moves: step in place, no gather/scatter
+            np.copyto(self._actions, actions)
+            self._batch_step(self.states, self._actions, self._obs_flat, self.masks, self.rewards, self._done)
+            return self.rewards.copy(), self._done[:, 0].copy(), self._done[:, 1].copy()
         states = self.states[rows]
         obs = self._obs_flat[rows]
         masks = self.masks[rows]
         rewards = np.zeros((rows.size, self.num_players), dtype=np.float32)
         done = np.zeros((rows.size, 2), dtype=np.bool_)
-        previous = self._threads()
-        try:
-            self.game.kernels.batch_step(states, self.game.tables, actions, obs, masks, rewards, done, self.observations)
-        finally:
-            if previous is not None:
-                numba.set_num_threads(previous)
+        self._batch_step(states, actions, obs, masks, rewards, done)
         self.states[rows] = states
         self._obs_flat[rows] = obs
         self.masks[rows] = masks
