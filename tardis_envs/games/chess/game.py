@@ -1,0 +1,580 @@
+"""Dr. Who Chess bound to its options: FEN, UCI/SAN notation, describe, state checks."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ...core.game import Game, GameSpec, Kernels
+from ...core.options import Option
+from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
+from . import batch, rules
+from .content import (
+    CASTLING_LETTERS,
+    START_FEN,
+    build_tables,
+    parse_square,
+    piece_letter,
+    square_name,
+)
+from .rules import (
+    A_DOCTOR,
+    A_END_TURN,
+    A_EVICT,
+    A_TARDIS,
+    A_TRAVEL,
+    BLACK,
+    DIR_DF,
+    DIR_DR,
+    DOCTOR,
+    EMPTY,
+    KING,
+    KNIGHT_DF,
+    KNIGHT_DR,
+    MAX_TRAVEL,
+    NEIGHBOUR,
+    NUM_CHESS_ACTIONS,
+    PAWN,
+    PROMOTION_PIECES,
+    WHITE,
+)
+
+SIDE_NAMES = ("white", "black")
+PHASE_NAMES = {
+    rules.PHASE_MOVE: "move",
+    rules.PHASE_EVICT: "evict",
+    rules.PHASE_FOLLOW_UP: "follow_up",
+    rules.PHASE_OVER: "game_over",
+}
+REASON_NAMES = {
+    rules.REASON_NONE: None,
+    rules.REASON_CHECKMATE: "checkmate",
+    rules.REASON_STALEMATE: "stalemate",
+    rules.REASON_INSUFFICIENT: "insufficient material",
+    rules.REASON_FIFTY_MOVES: "fifty-move rule",
+    rules.REASON_THREEFOLD: "threefold repetition",
+    rules.REASON_MAX_PLIES: "max plies",
+}
+KIND_NAMES = {
+    rules.KIND_NONE: None,
+    rules.KIND_CHESS: "chess move",
+    rules.KIND_DOCTOR: "doctor move",
+    rules.KIND_TARDIS: "tardis move",
+    rules.KIND_BACKWARD: "time travel backward",
+    rules.KIND_FORWARD: "time travel forward",
+}
+PIECE_NAMES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king", 7: "doctor"}
+
+
+def _check_fen(value: str) -> str | None:
+    return None if value.strip() else "an empty FEN; use 'startpos' or a FEN string"
+
+
+SPEC = GameSpec(
+    env_id="timelord_chess_v0",
+    name="Dr. Who Chess",
+    version=0,
+    rulebook="seeds/002_95079d865cb4dd4d.txt",
+    min_players=2,
+    max_players=2,
+    chance=False,
+    hidden_information=False,
+    status="complete",
+    options={
+        "doctor": Option(True, "play with Dr. Who and the TARDIS (False: classic FIDE chess)", kind=bool),
+        "max_plies": Option(512, "turns (plies) before the game is truncated as a draw", kind=int, minimum=1),
+        "fen": Option("startpos", "start position: 'startpos' or a FEN (variant: with the TARDIS field)", kind=str, check=_check_fen),
+    },
+)
+
+
+def decode_chess_action(action: int, colour: int) -> tuple[int, int, int] | None:
+    """(from, to, under-promotion piece or 0) of a move-plane action, absolute
+    squares; None when the plane leaves the board."""
+    f_frame, plane = divmod(action, 73)
+    df = dr = 0
+    promotion = 0
+    if plane < 56:
+        d, dist = divmod(plane, 7)
+        df, dr = int(DIR_DF[d]) * (dist + 1), int(DIR_DR[d]) * (dist + 1)
+    elif plane < 64:
+        df, dr = int(KNIGHT_DF[plane - 56]), int(KNIGHT_DR[plane - 56])
+    else:
+        k, p = divmod(plane - 64, 3)
+        df, dr = k - 1, 1
+        promotion = int(PROMOTION_PIECES[p])
+    f, r = (f_frame & 7) + df, (f_frame >> 3) + dr
+    if not (0 <= f < 8 and 0 <= r < 8):
+        return None
+    to_frame = r * 8 + f
+    return f_frame ^ (56 * colour), to_frame ^ (56 * colour), promotion
+
+
+class TimelordChess(Game):
+    """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v0` for the documentation page."""
+
+    spec = SPEC
+    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+
+    def _build(self) -> None:
+        self.doctor = self.options["doctor"]
+        fen = self.options["fen"]
+        self.start_fen = START_FEN if fen == "startpos" else fen
+        try:
+            self.tables = build_tables(self.doctor, self.options["max_plies"], self.start_fen)
+        except ValueError as exc:
+            raise ValueError(f"{self.spec.env_id}: option 'fen': {exc}") from None
+        self.num_players = 2
+        self.agent_names = SIDE_NAMES
+        self.num_actions = rules.NUM_ACTIONS if self.doctor else NUM_CHESS_ACTIONS
+        self.observation_shape = (rules.NUM_PLANES, 8, 8)
+        self.observation_low = -1.0
+        self.observation_high = 1.0
+        self.state_size = rules.STATE_SIZE
+        # a turn is at most three decisions: a move, an eviction square, a follow-up
+        self.max_game_length = (3 if self.doctor else 1) * self.options["max_plies"]
+
+    # --- FEN ---------------------------------------------------------------
+    def from_fen(self, fen: str) -> np.ndarray:
+        """A fresh state (game start, no history) from a FEN under this game's options."""
+        try:
+            tables = build_tables(self.doctor, self.options["max_plies"], fen)
+        except ValueError as exc:
+            raise ValueError(f"{self.spec.env_id}: {exc}") from None
+        state = np.zeros(self.state_size, dtype=np.int64)
+        rules.init(state, tables)
+        return state
+
+    def fen(self, state: np.ndarray) -> str:
+        """FEN of the position (the variant appends the TARDIS field)."""
+        rows = []
+        for rank in range(7, -1, -1):
+            row, empty = "", 0
+            for file in range(8):
+                code = int(state[rules.BOARD + rank * 8 + file])
+                if code == EMPTY:
+                    empty += 1
+                    continue
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += piece_letter(code)
+            rows.append(row + (str(empty) if empty else ""))
+        castling = "".join(letter for letter, bit in CASTLING_LETTERS if state[rules.CASTLING] & bit) or "-"
+        ep = int(state[rules.EP_SQUARE])
+        fields = [
+            "/".join(rows),
+            "w" if state[CURRENT_PLAYER] == WHITE else "b",
+            castling,
+            square_name(ep) if ep >= 0 else "-",
+            str(int(state[rules.HALFMOVE])),
+            str(int(state[rules.FULLMOVE])),
+        ]
+        if self.doctor:
+            doctor_sq = int(state[rules.DOCTOR_SQ])
+            passenger = int(state[rules.PASSENGER])
+            fields.append(
+                f"D:{square_name(int(state[rules.TARDIS_SQ]))}/C:{'in' if doctor_sq < 0 else square_name(doctor_sq)}"
+                f"/P:{piece_letter(passenger) if passenger else '-'}"
+            )
+        return " ".join(fields)
+
+    # --- actions ---------------------------------------------------------------
+    def _legal_moves(self, state: np.ndarray) -> dict[int, int]:
+        """Legal chess actions -> move words (empty outside the move phase)."""
+        if state[STATUS] != RUNNING or state[rules.PHASE] != rules.PHASE_MOVE:
+            return {}
+        out = np.empty(rules.MAX_MOVES, dtype=np.int64)
+        n = rules.legal_chess_moves(state, out)
+        colour = int(state[CURRENT_PLAYER])
+        return {
+            int(rules.encode_move(rules.move_from(m), rules.move_to(m), rules.move_promotion(m), colour)): int(m)
+            for m in out[:n]
+        }
+
+    @staticmethod
+    def move_uci(move: int) -> str:
+        """UCI of a move word (promotions as a lower-case letter)."""
+        promotion = rules.move_promotion(move)
+        suffix = piece_letter(promotion | (BLACK << 3)) if promotion else ""
+        return f"{square_name(rules.move_from(move))}{square_name(rules.move_to(move))}{suffix}"
+
+    def legal_uci(self, state: np.ndarray) -> dict[int, str]:
+        """The legal chess moves as action -> UCI, in one kernel call."""
+        return {action: self.move_uci(move) for action, move in self._legal_moves(state).items()}
+
+    def action_to_string(self, state: np.ndarray, action: int) -> str:
+        """UCI for chess moves (``e2e4``, ``e7e8q``; entering the TARDIS is a move
+        to its square, leaving it a move from it) and the TARDIS extensions:
+        ``Cd4e5`` Dr. Who's step, ``Dd4e5`` a TARDIS move, ``D<3``/``D>3`` time
+        travel 3 plies backward/forward, ``Ee5`` the evicted piece to e5,
+        ``end`` ending the turn without a follow-up; ``#<index>`` for a move
+        plane that leaves the board."""
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"{self.spec.env_id}: action {action} is outside 0..{self.num_actions - 1}")
+        colour = int(state[CURRENT_PLAYER])
+        if action < NUM_CHESS_ACTIONS:
+            decoded = decode_chess_action(action, colour)
+            if decoded is None:
+                return f"#{action}"  # a plane that leaves the board
+            frm, to, promotion = decoded
+            move = self._legal_moves(state).get(action)
+            if move is not None:
+                return self.move_uci(move)
+            suffix = piece_letter(promotion | (BLACK << 3)) if promotion else ""
+            return f"{square_name(frm)}{square_name(to)}{suffix}"
+        tardis = int(state[rules.TARDIS_SQ])
+        if action < A_TARDIS:
+            d = action - A_DOCTOR
+            d = d if colour == WHITE else (4 - d) % 8
+            doctor_sq = int(state[rules.DOCTOR_SQ])
+            origin = doctor_sq if doctor_sq >= 0 else tardis
+            target = int(NEIGHBOUR[origin, d]) if origin >= 0 else -1
+            return f"C{square_name(origin)}{square_name(target)}" if target >= 0 else f"#{action}"
+        if action < A_TRAVEL:
+            to = (action - A_TARDIS) ^ (56 * colour)
+            return f"D{square_name(tardis) if tardis >= 0 else '-'}{square_name(to)}"
+        if action < A_EVICT:
+            j = action - A_TRAVEL
+            return f"D<{j + 1}" if j < MAX_TRAVEL else f"D>{j - MAX_TRAVEL + 1}"
+        if action < A_END_TURN:
+            d = action - A_EVICT
+            d = d if colour == WHITE else (4 - d) % 8
+            target = int(NEIGHBOUR[tardis, d]) if tardis >= 0 else -1
+            return f"E{square_name(target)}" if target >= 0 else f"#{action}"
+        return "end"
+
+    def string_to_action(self, state: np.ndarray, text: str) -> int:
+        """Inverse of :meth:`action_to_string` for every action (case and
+        surrounding blanks ignored); also accepts SAN of a legal chess move
+        (``Nf3``, ``O-O``, ``exd8=Q+``) and ``#<index>``."""
+        raw = str(text).strip()
+        wanted = raw.lower()
+        colour = int(state[CURRENT_PLAYER])
+        action = self._parse_notation(state, wanted, colour)
+        if action is not None and 0 <= action < self.num_actions:
+            return action
+        if state[STATUS] == RUNNING:
+            bare = raw.rstrip("+#!?")
+            for legal in self.legal_actions(state):
+                if int(legal) < NUM_CHESS_ACTIONS and self.san(state, int(legal)).rstrip("+#") == bare:
+                    return int(legal)
+        raise ValueError(
+            f"{self.spec.env_id}: unknown action {text!r}; write UCI (e2e4, e7e8n), SAN (Nf3), "
+            + ("Cd4e5 (Dr. Who), Dd4e5 (TARDIS), D<3 / D>3 (time travel), Ee5 (eviction), end, " if self.doctor else "")
+            + f"or #<index> (0..{self.num_actions - 1})"
+        )
+
+    def _parse_notation(self, state: np.ndarray, wanted: str, colour: int) -> int | None:
+        if wanted.startswith("#") and wanted[1:].isdigit():
+            return int(wanted[1:])
+        squares = re.fullmatch(r"([a-h][1-8])([a-h][1-8])([qrbn]?)", wanted)
+        if squares:
+            frm, to = parse_square(squares.group(1)), parse_square(squares.group(2))
+            promotion = {"": 0, "q": 0, "n": 2, "b": 3, "r": 4}[squares.group(3)]
+            df, dr = abs((to & 7) - (frm & 7)), abs((to >> 3) - (frm >> 3))
+            queen_line = df == 0 or dr == 0 or df == dr
+            if frm == to or not (queen_line or {df, dr} == {1, 2}) or (promotion and (df > 1 or dr != 1)):
+                return None
+            return int(rules.encode_move(frm, to, promotion, colour))
+        if not self.doctor:
+            return None
+        if wanted == "end":
+            return A_END_TURN
+        travel = re.fullmatch(r"d([<>])(\d+)", wanted)
+        if travel:
+            k = int(travel.group(2))
+            if not 1 <= k <= MAX_TRAVEL:
+                return None
+            return A_TRAVEL + (k - 1 if travel.group(1) == "<" else MAX_TRAVEL + k - 1)
+        tardis = int(state[rules.TARDIS_SQ])
+        move = re.fullmatch(r"d(?:[a-h][1-8]|-)([a-h][1-8])", wanted)
+        if move:
+            return A_TARDIS + (parse_square(move.group(1)) ^ (56 * colour))
+        doctor_sq = int(state[rules.DOCTOR_SQ])
+        step = re.fullmatch(r"c([a-h][1-8])([a-h][1-8])", wanted)
+        evict = re.fullmatch(r"e([a-h][1-8])", wanted)
+        if step or evict:
+            origin = (doctor_sq if doctor_sq >= 0 else tardis) if step else tardis
+            if step and parse_square(step.group(1)) != origin:
+                return None
+            target = parse_square((step or evict).group(2 if step else 1))
+            for d in range(8):
+                if origin >= 0 and int(NEIGHBOUR[origin, d]) == target:
+                    frame_d = d if colour == WHITE else (4 - d) % 8
+                    return (A_DOCTOR if step else A_EVICT) + frame_d
+        return None
+
+    def san(self, state: np.ndarray, action: int) -> str:
+        """Standard algebraic notation of a legal action. TARDIS marks follow
+        the rulebook: a piece entering writes ``N-`` (``N-!`` kicking a piece
+        out), a piece leaving ``N-e5``/``N-xe5``; ``C-e5``/``Cxe5``/``C-`` for
+        Dr. Who, ``D-e5`` a TARDIS move, ``D-<3``/``D->3`` time travel."""
+        action = int(action)
+        moves = self._legal_moves(state)
+        colour = int(state[CURRENT_PLAYER])
+        if action not in moves:
+            text = self.action_to_string(state, action)
+            if action >= NUM_CHESS_ACTIONS and self.doctor:
+                if text.startswith("C"):
+                    to = parse_square(text[3:5])
+                    if to == int(state[rules.TARDIS_SQ]):
+                        text = "C-"
+                    else:
+                        text = ("Cx" if state[rules.BOARD + to] != EMPTY else "C-") + text[3:5]
+                elif text.startswith("D<") or text.startswith("D>"):
+                    text = "D-" + text[1:]
+                elif text.startswith("D"):
+                    text = "D-" + text[3:5]
+                elif text.startswith("E"):
+                    text = "E-" + text[1:]
+            else:
+                return text
+            return text + self._check_suffix(state, action)
+        move = moves[action]
+        frm, to = rules.move_from(move), rules.move_to(move)
+        flag, promotion = rules.move_flag(move), rules.move_promotion(move)
+        block = int(rules.blocker_square(state))
+        if flag == rules.FLAG_CASTLE:
+            text = "O-O" if to > frm else "O-O-O"
+        elif self.doctor and to == block:
+            code = int(state[rules.BOARD + frm])
+            text = piece_letter(code).upper() + ("-!" if flag == rules.FLAG_KICK else "-")
+            if promotion:
+                text += "=" + piece_letter(promotion)
+        else:
+            from_inside = self.doctor and frm == block
+            code = int(state[rules.PASSENGER]) if from_inside else int(state[rules.BOARD + frm])
+            capture = flag == rules.FLAG_EN_PASSANT or state[rules.BOARD + to] != EMPTY
+            letter = piece_letter(code).upper()
+            if from_inside:
+                text = letter + "-" + ("x" if capture else "") + square_name(to)
+            elif code & 7 == PAWN:
+                text = (square_name(frm)[0] + "x" if capture else "") + square_name(to)
+            else:
+                rivals = [
+                    rules.move_from(m) for a, m in moves.items()
+                    if a != action and rules.move_to(m) == to and rules.move_from(m) != block
+                    and int(state[rules.BOARD + rules.move_from(m)]) == code
+                ]
+                disambiguation = ""
+                if rivals:
+                    if all((r & 7) != (frm & 7) for r in rivals):
+                        disambiguation = square_name(frm)[0]
+                    elif all((r >> 3) != (frm >> 3) for r in rivals):
+                        disambiguation = square_name(frm)[1]
+                    else:
+                        disambiguation = square_name(frm)
+                text = letter + disambiguation + ("x" if capture else "") + square_name(to)
+            if promotion:
+                text += "=" + piece_letter(promotion)
+        del colour
+        return text + self._check_suffix(state, action)
+
+    def _check_suffix(self, state: np.ndarray, action: int) -> str:
+        after = state.copy()
+        rules.step(after, self.tables, action)
+        while after[STATUS] == RUNNING and after[rules.PHASE] != rules.PHASE_MOVE:
+            # a kick-out or follow-up is pending: judge the check after the first choice
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+            rules.legal_mask(after, self.tables, mask)
+            choice = A_END_TURN if mask[A_END_TURN] else int(np.flatnonzero(mask)[0])
+            rules.step(after, self.tables, choice)
+        if after[STATUS] == TERMINATED and after[rules.REASON] == rules.REASON_CHECKMATE:
+            return "#"
+        # a check that also ends the game in a draw (the fifty-move rule, bare
+        # material) is still written as one, as SAN does
+        if rules.in_check(after, int(after[CURRENT_PLAYER])):
+            return "+"
+        return ""
+
+    # --- describe ---------------------------------------------------------------
+    def describe(self, state: np.ndarray) -> dict:
+        """The whole state in the game's words.
+
+        Keys: ``fen``, ``board`` (8 strings, rank 8 first; ``C`` Dr. Who,
+        ``D`` the TARDIS), ``side_to_move``, ``phase``, ``status``,
+        ``winner``, ``reason``, ``rewards``, ``check``, ``castling``,
+        ``en_passant``, ``halfmove_clock``, ``fullmove_number``, ``ply``,
+        ``repetitions``, ``legal_moves`` (each ``{"uci", "san"}``),
+        ``last_turn`` (kind, from, to, piece, captured, promotion,
+        eviction square, follow-up) and, in the variant, ``tardis``
+        (square, on_board, returns_at_ply, previous_square, doctor,
+        passenger, passenger_entered_ply, evictable_from_ply,
+        cooldown_until_ply, travel_allowed_from_ply, backward_travels,
+        history_plies, evicted).
+        """
+        status = int(state[STATUS])
+        mover = int(state[CURRENT_PLAYER])
+        winner = int(state[rules.WINNER])
+        tardis = int(state[rules.TARDIS_SQ])
+        absent = bool(state[rules.TARDIS_ABSENT])
+        board = []
+        for rank in range(7, -1, -1):
+            row = ""
+            for file in range(8):
+                sq = rank * 8 + file
+                code = int(state[rules.BOARD + sq])
+                if sq == tardis and not absent:
+                    row += "D"
+                else:
+                    row += piece_letter(code) if code else "."
+            board.append(row)
+        out = {
+            "fen": self.fen(state),
+            "board": board,
+            "side_to_move": SIDE_NAMES[mover],
+            "phase": PHASE_NAMES[int(state[rules.PHASE])],
+            "status": STATUS_NAMES[status],
+            "winner": SIDE_NAMES[winner] if status == TERMINATED and winner >= 0 else None,
+            "reason": REASON_NAMES[int(state[rules.REASON])],
+            "rewards": {side: int(state[REWARDS + s]) for s, side in enumerate(SIDE_NAMES)},
+            "check": bool(rules.in_check(state, mover)),
+            "castling": "".join(letter for letter, bit in CASTLING_LETTERS if state[rules.CASTLING] & bit) or "-",
+            "en_passant": square_name(int(state[rules.EP_SQUARE])) if state[rules.EP_SQUARE] >= 0 else None,
+            "halfmove_clock": int(state[rules.HALFMOVE]),
+            "fullmove_number": int(state[rules.FULLMOVE]),
+            "ply": int(state[rules.PLY]),
+            "repetitions": int(rules.repetitions(state)),
+            "legal_moves": [
+                {"uci": self.action_to_string(state, int(a)), "san": self.san(state, int(a))}
+                for a in self.legal_actions(state)
+            ],
+            "last_turn": self._last_turn(state),
+        }
+        if self.doctor:
+            doctor_sq = int(state[rules.DOCTOR_SQ])
+            passenger = int(state[rules.PASSENGER])
+            entered = int(state[rules.PASSENGER_ENTRY_PLY])
+            evicted = int(state[rules.EVICTED])
+            out["tardis"] = {
+                "square": square_name(tardis),
+                "on_board": not absent,
+                "returns_at_ply": int(state[rules.TARDIS_RETURN_PLY]) if absent else None,
+                "previous_square": square_name(int(state[rules.TARDIS_PREV_SQ])) if state[rules.TARDIS_PREV_SQ] >= 0 else None,
+                "doctor": "inside" if doctor_sq < 0 else square_name(doctor_sq),
+                "passenger": self._piece_name(passenger) if passenger else None,
+                "passenger_entered_ply": entered if passenger else None,
+                "evictable_from_ply": entered + rules.KICK_OUT_PLIES if passenger else None,
+                "cooldown_until_ply": int(state[rules.COOLDOWN_UNTIL]),
+                "travel_allowed_from_ply": int(state[rules.LAST_TRAVEL_PLY]) + rules.TRAVEL_BAN_PLIES + 1,
+                "backward_travels": {side: int(state[rules.BACKWARD_TRAVELS + s]) for s, side in enumerate(SIDE_NAMES)},
+                "history_plies": int(state[rules.HIST_COUNT]) - 1,
+                "evicted": self._piece_name(evicted) if evicted else None,
+            }
+        return out
+
+    @staticmethod
+    def _piece_name(code: int) -> str:
+        if code == DOCTOR:
+            return "doctor"
+        return f"{SIDE_NAMES[code >> 3]} {PIECE_NAMES[code & 7]}"
+
+    def _last_turn(self, state: np.ndarray) -> dict | None:
+        kind = int(state[rules.LAST_KIND])
+        if kind == rules.KIND_NONE:
+            return None
+
+        def sq(value: int) -> str | None:
+            return square_name(int(value)) if value >= 0 else None
+
+        out = {"kind": KIND_NAMES[kind]}
+        if kind in (rules.KIND_CHESS, rules.KIND_DOCTOR):
+            captured = int(state[rules.LAST_CAPTURED])
+            promotion = int(state[rules.LAST_PROMOTION])
+            out.update(
+                {
+                    "from": sq(state[rules.LAST_FROM]),
+                    "to": sq(state[rules.LAST_TO]),
+                    "piece": self._piece_name(int(state[rules.LAST_PIECE])),
+                    "captured": self._piece_name(captured) if captured else None,
+                    "promotion": PIECE_NAMES[promotion] if promotion else None,
+                    "evicted_to": sq(state[rules.LAST_EVICT_SQ]),
+                }
+            )
+        elif kind == rules.KIND_TARDIS:
+            out["to"] = sq(state[rules.LAST_TO])
+        else:
+            out["plies"] = int(state[rules.LAST_TO])
+        follow = int(state[rules.LAST_FOLLOW_KIND])
+        if follow != rules.KIND_NONE:
+            arg = int(state[rules.LAST_FOLLOW_ARG])
+            out["follow_up"] = {"kind": KIND_NAMES[follow], **({"to": sq(arg)} if follow == rules.KIND_TARDIS else {"plies": arg})}
+        return out
+
+    # --- state checks ---------------------------------------------------------------
+    def _check_fields(self, state: np.ndarray) -> None:
+        env_id = self.spec.env_id
+
+        def bad(text: str) -> None:
+            raise ValueError(f"{env_id}: corrupt state: {text}")
+
+        board = state[rules.BOARD : rules.BOARD + 64]
+        allowed = {0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())
+        for sq_, code in enumerate(board):
+            if int(code) not in allowed:
+                bad(f"square {square_name(sq_)} holds piece code {int(code)}")
+        for colour in (WHITE, BLACK):
+            king = KING | (colour << 3)
+            squares = np.flatnonzero(board == king)
+            if len(squares) != 1:
+                bad(f"{SIDE_NAMES[colour]} has {len(squares)} kings")
+            if state[rules.KING_SQ + colour] != squares[0]:
+                bad(f"{SIDE_NAMES[colour]} king square field {int(state[rules.KING_SQ + colour])} disagrees with the board")
+        if not 0 <= state[rules.CASTLING] <= 15:
+            bad(f"castling bits {int(state[rules.CASTLING])} outside 0..15")
+        ep = int(state[rules.EP_SQUARE])
+        if ep != -1 and not (0 <= ep < 64 and (ep >> 3) in (2, 5)):
+            bad(f"en-passant square {ep} is not -1 or a square on rank 3/6")
+        if state[rules.PHASE] not in PHASE_NAMES:
+            bad(f"phase {int(state[rules.PHASE])} is not one of {sorted(PHASE_NAMES)}")
+        if (state[rules.PHASE] == rules.PHASE_OVER) != (state[STATUS] != RUNNING):
+            bad(f"phase {int(state[rules.PHASE])} disagrees with status {int(state[STATUS])}")
+        if state[rules.HALFMOVE] < 0 or state[rules.FULLMOVE] < 1 or state[rules.PLY] < 0:
+            bad("negative clocks")
+        if not 1 <= state[rules.HIST_COUNT] <= rules.HISTORY or not 0 <= state[rules.HIST_TOP] < rules.HISTORY:
+            bad(f"history count {int(state[rules.HIST_COUNT])} / top {int(state[rules.HIST_TOP])} out of range")
+        if state[rules.REP_COUNT] < 1:
+            bad("the repetition record is empty")
+        tardis = int(state[rules.TARDIS_SQ])
+        if not self.doctor:
+            if tardis != -1 or state[rules.PASSENGER] != EMPTY or DOCTOR in board:
+                bad("classic chess state holds a TARDIS, a passenger or Dr. Who")
+            if state[rules.PHASE] in (rules.PHASE_EVICT, rules.PHASE_FOLLOW_UP):
+                bad("classic chess has no eviction or follow-up phase")
+            return
+        if not 0 <= tardis < 64:
+            bad(f"TARDIS square {tardis} is not a square")
+        if state[rules.TARDIS_ABSENT] not in (0, 1):
+            bad("TARDIS absent flag must be 0 or 1")
+        if not state[rules.TARDIS_ABSENT] and board[tardis] != EMPTY:
+            bad(f"the TARDIS square {square_name(tardis)} holds a piece on the board")
+        doctor_sq = int(state[rules.DOCTOR_SQ])
+        doctors = np.flatnonzero(board == DOCTOR)
+        if doctor_sq >= 0:
+            if list(doctors) != [doctor_sq]:
+                bad(f"Dr. Who's square {square_name(doctor_sq)} disagrees with the board")
+        elif len(doctors):
+            bad("Dr. Who is both inside the TARDIS and on the board")
+        passenger = int(state[rules.PASSENGER])
+        if passenger not in {0, 1, 2, 3, 4, 5, 9, 10, 11, 12, 13}:
+            bad(f"passenger code {passenger} is not a non-king chess piece")
+        if state[rules.PHASE] == rules.PHASE_EVICT and int(state[rules.EVICTED]) not in {1, 2, 3, 4, 5, 9, 10, 11, 12, 13}:
+            bad("eviction phase without an evicted piece")
+        if not 0 <= state[rules.BACKWARD_TRAVELS] <= 2 or not 0 <= state[rules.BACKWARD_TRAVELS + 1] <= 2:
+            bad("backward travel counts outside 0..2")
+
+    # --- drawing ---------------------------------------------------------------
+    def render_ansi(self, state: np.ndarray) -> str:
+        from .render import render_ansi
+
+        return render_ansi(self, state)
+
+    def render_rgb(self, state: np.ndarray) -> np.ndarray:
+        from .render import render_rgb
+
+        return render_rgb(self, state)
+
+
+__all__ = ["TimelordChess", "SPEC", "SIDE_NAMES", "decode_chess_action"]

@@ -1,0 +1,153 @@
+"""Dr. Who Chess (``timelord_chess_v0``): FIDE chess plus Dr. Who and his TARDIS.
+
+=====================  ==========================================================
+Import                 ``from tardis_envs import timelord_chess_v0``
+Agents                 ``white`` (seat 0, moves first), ``black`` (seat 1)
+Actions                ``Discrete(4773)``; ``Discrete(4672)`` with ``doctor=False``
+Observation            ``Box(-1, 1, (167, 8, 8), float32)``, the mover's view
+Action mask            ``int8[4773]`` (``int8[4672]``)
+Chance                 none (deterministic)
+Rewards                winner +1, loser -1; draws and truncation 0
+Rulebook               ``seeds/002_95079d865cb4dd4d.txt`` + RULINGS.md
+=====================  ==========================================================
+
+Classic chess (``doctor=False``)
+--------------------------------
+Full FIDE rules: castling (not out of, through or into check), en passant
+(including the capture that would expose the own king), promotion to any
+piece, check, checkmate and stalemate. Draws end the game at once, with no
+claim needed: threefold repetition (same pieces, side, castling rights and a
+*legal* en-passant capture, since the last pawn move or capture), the
+fifty-move rule (halfmove clock 100) and insufficient material (the
+``chess`` library's definition: no pawn, rook or queen, and one knight or
+bishops on one colour only). Perft counts of the standard test positions and
+every legal move, check and result of 1,000+ random games agree with the
+``chess`` library (``tests/chess/``). ``max_plies`` (default 512) truncates.
+
+The variant (default, RULINGS.md)
+---------------------------------
+* The TARDIS (D) stands on a square, first d4, with Dr. Who (C) inside.
+  Nothing captures it or passes through it; it blocks like a piece.
+* A piece enters by a normal move to the TARDIS square (a pawn by a straight
+  move; a pawn reaching its last rank promotes) if nobody else is inside; it
+  leaves by a normal move of its kind from the TARDIS square (captures
+  allowed). Kings never enter. A piece inside neither attacks nor can be
+  captured: a king may stand next to the TARDIS or on its lines, and the
+  piece stepping out never captures a king. At most one chess piece is
+  inside, besides Dr. Who.
+* Kick-out: a move onto the TARDIS square is also legal when the opponent
+  piece inside has been there for more than two of its owner's turns (it
+  entered 7 or more plies ago); the mover then picks an empty square next to
+  the TARDIS for the evicted piece (not a first/last rank for a pawn; the
+  mover's king must be safe afterwards) and its own piece goes inside.
+* Dr. Who is neutral: either player may move him. Outside he steps like a
+  king onto an empty square, captures an opponent piece of the player moving
+  him (never a king), or steps into the TARDIS from an adjacent square; from
+  inside he steps out onto an adjacent empty square. He gives no check.
+* The TARDIS moves only with Dr. Who and a piece of the mover's colour
+  inside: to any empty square except the one it just left, carrying both.
+* Cool-down: after Dr. Who or the TARDIS moves on ply t, neither moves again
+  before ply t + 5. Time travel needs the cool-down over but does not start
+  one; it starts its own ban: after a travel on ply t, nobody travels on
+  t + 1 or t + 2.
+* Time travel needs Dr. Who and a piece of the mover's colour inside.
+  Backward k plies (1..10, within the game): every piece returns to where it
+  stood k plies ago, with that moment's castling rights (a right whose rook is
+  gone is dropped), clocks and en-passant square (kept only if it is the
+  next mover's capture); the TARDIS stays where it is with Dr. Who and the
+  traveller, and the traveller's earlier self is removed. Illegal if the
+  TARDIS square is occupied in that position, or if another piece was inside
+  the TARDIS then. At most two per colour. The game's history rewinds too:
+  the changed moment replaces the plies after it. Forward k plies (1..10):
+  the TARDIS leaves the board with Dr. Who and the traveller and reappears
+  on its square at the start of the first turn at least k plies later when
+  the square is empty. Its square is an ordinary square meanwhile.
+* A turn is one of: a chess move, a Dr. Who step, a TARDIS move, a time
+  travel, or a chess move followed by a TARDIS move or time travel (offered
+  as a follow-up decision with ``end turn`` whenever one is legal). Every
+  part of a turn must leave the mover's king safe (the chess move on its
+  own, too). With no legal action the side to move is checkmated (in check)
+  or stalemated.
+* Positions reached by time travel count for repetition like any other;
+  the repetition key adds the TARDIS square (or absence), Dr. Who inside or
+  not, and the passenger. ``PLY`` (real turns) never rewinds: cool-downs,
+  travel bans, kick-out times and ``max_plies`` count real turns.
+
+Rule options: ``doctor`` (default True), ``max_plies`` (512), ``fen``
+(``"startpos"`` or a FEN; the variant's FEN appends ``D:d4/C:in/P:-``).
+Env options: ``render_mode`` (``"ansi"``, ``"rgb_array"``, ``"human"``),
+``illegal_action`` (``"terminate"`` or ``"raise"``).
+
+Actions
+-------
+``from * 73 + plane``, squares in the mover's frame (ranks mirrored for
+Black), as AlphaZero and PettingZoo's chess: planes 0..55 queen-like moves
+(``direction * 7 + distance - 1``, directions N, NE, E, SE, S, SW, W, NW;
+a pawn reaching the last rank this way promotes to a queen), 56..63 knight
+jumps, 64..72 under-promotions (``3 * (file step + 1) + piece``, pieces
+knight, bishop, rook). Castling is the king's two-square move. Entering or
+leaving the TARDIS is a move to or from its square. Variant actions:
+
+==============  =================================================================
+4672 + d        Dr. Who one step in frame direction d (N, NE, E, ..., NW)
+4680 + sq       the TARDIS to frame square sq
+4744 + k - 1    time travel backward k plies (k = 1..10)
+4754 + k - 1    time travel forward k plies
+4764 + d        the evicted piece to the square next to the TARDIS in frame direction d
+4772            end the turn without the optional follow-up
+==============  =================================================================
+
+Notation (``action_to_string``/``string_to_action``): UCI (``e2e4``,
+``e7e8n``, ``e1g1``), ``Cd4e5`` Dr. Who's step, ``Dd4e5`` a TARDIS move,
+``D<3``/``D>3`` time travel, ``Ee5`` an eviction square, ``end``.
+``string_to_action`` also takes SAN. ``describe()["legal_moves"]`` lists every
+legal action in UCI and SAN (SAN with the rulebook's marks: ``N-`` entering,
+``N-e5`` leaving, ``D-e5``, ``D-<3``); ``game.fen(state)`` and
+``game.from_fen(fen)`` convert positions; ``rules.perft(state, depth)``
+counts move paths.
+
+Observation
+-----------
+``observation[plane, rank, file]`` in the observer's frame (its own pieces
+move up the board); "own"/"opponent" are the observer's.
+
+=========  ====================================================================
+plane      meaning
+=========  ====================================================================
+0-131      11 positions, now and the 10 plies before (those a backward travel
+           can reach; zeros beyond the game's start), 12 planes each: own
+           P N B R Q K, opponent P N B R Q K
+132        all ones when the observer plays Black
+133        real plies played / max_plies
+134-137    castling rights: own O-O, own O-O-O, opponent O-O, opponent O-O-O
+138        halfmove clock / 100
+139        (times the current position occurred - 1) / 2
+140        1 on the en-passant target square
+141        1 on the TARDIS square (while on the board)
+142        on the TARDIS square while it is away: plies until due / 10
+143        1 on the square the TARDIS may not jump back to
+144        1 on Dr. Who's square (the TARDIS square while he is inside)
+145        all ones while Dr. Who is inside
+146-157    the piece inside, one-hot as the history planes, on the TARDIS square
+158        plies the piece has been inside / 7 (1: evictable by the opponent)
+159        plies until Dr. Who/the TARDIS may move / 5
+160        plies until a time travel is allowed / 2
+161-162    backward travels used: own, opponent / 2
+163        plies of history a backward travel may reach / 10
+164        all ones while choosing an eviction square
+165        all ones while offered the follow-up
+166        the evicted piece: type / 6, positive if it is the observer's
+=========  ====================================================================
+
+Version history
+---------------
+* v0: first release.
+"""
+from __future__ import annotations
+
+from .games.chess.env import env, raw_env
+from .games.chess.game import SPEC, TimelordChess
+
+Game = TimelordChess
+
+__all__ = ["env", "raw_env", "Game", "SPEC"]
