@@ -22,10 +22,16 @@ ROOT = Path(__file__).resolve().parents[1]
 def tiny_config(env_id, folder):
     """A small network and short games keep the subprocess runs to seconds."""
     path = Path(folder) / f"{env_id}.yaml"
-    options = "{max_turns: 60}" if env_id == "keys_to_the_tardis_v0" else "{max_turns: 300}"
+    options = {
+        "tardis_run_v0": "{max_turns: 300}",
+        "keys_to_the_tardis_v0": "{max_turns: 60}",
+        "timelord_chess_v0": "{max_plies: 40}",
+    }[env_id]
+    # the chess heuristic searches ~10 ms a move: a small share of its games
+    opponents = ", opponents: {random: 0.8, heuristic: 0.1, snapshot: 0.1}" if env_id == "timelord_chess_v0" else ""
     path.write_text(
         f"env_id: {env_id}\noptions: {options}\n"
-        "train: {net_arch: [64, 64], n_steps: 32, batch_size: 256, n_epochs: 2}\n"
+        f"train: {{net_arch: [64, 64], n_steps: 32, batch_size: 256, n_epochs: 2{opponents}}}\n"
     )
     return path
 

@@ -1,8 +1,9 @@
 """Hand-written heuristics, one per game, as numba kernels over the state.
 
 Each module exposes ``choose(state, tables, weights) -> action`` for one game,
-``choose_batch(states, tables, weights, out)`` over many and its tuned
-``DEFAULT_WEIGHTS``; :class:`HeuristicAgent`
+``choose_batch(states, tables, weights, out)`` over many, its tuned
+``DEFAULT_WEIGHTS`` and optionally named ``PRESETS`` of weights
+(``make_agent("heuristic:<preset>", game)``); :class:`HeuristicAgent`
 wraps them behind the common agent interface. Kernels keep the batched
 self-play loop in compiled code (no per-game Python).
 """
@@ -17,6 +18,7 @@ from ..base import Agent
 HEURISTIC_MODULES = {
     "tardis_run_v0": "agents.heuristics.tardis_run",
     "keys_to_the_tardis_v0": "agents.heuristics.keys",
+    "timelord_chess_v0": "agents.heuristics.chess",
 }
 
 
@@ -24,13 +26,19 @@ class HeuristicAgent(Agent):
     name = "heuristic"
     needs_observations = False
 
-    def __init__(self, game, seed: int | None = None, weights: np.ndarray | None = None):
+    def __init__(self, game, seed: int | None = None, weights: np.ndarray | None = None, preset: str | None = None):
         super().__init__(game, seed)
         env_id = game.spec.env_id
         if env_id not in HEURISTIC_MODULES:
             raise ValueError(f"no heuristic agent for {env_id!r}; available for: {', '.join(HEURISTIC_MODULES)}")
         self.kernels = importlib.import_module(HEURISTIC_MODULES[env_id])
         defaults = self.kernels.DEFAULT_WEIGHTS
+        if preset is not None:
+            presets = getattr(self.kernels, "PRESETS", {})
+            if preset not in presets:
+                raise ValueError(f"no heuristic preset {preset!r} for {env_id}; presets: {', '.join(presets) or '(none)'}")
+            weights = presets[preset] if weights is None else weights
+            self.name = f"heuristic:{preset}"
         self.weights = np.array(defaults if weights is None else weights, dtype=np.float64)
         if self.weights.shape != defaults.shape:
             raise ValueError(f"heuristic weights for {env_id} must have shape {defaults.shape}, got {self.weights.shape}")

@@ -1,0 +1,272 @@
+"""Dr. Who Chess heuristic: alpha-beta search over the game's own kernels.
+
+Negamax with alpha-beta to ``depth`` plies (default 2) plus a capture-only
+quiescence search, over *every* legal action of the game: chess moves, Dr.
+Who's steps, TARDIS moves, time travels, eviction squares and the follow-up
+choice. So the search is TARDIS-aware by construction: it hides a threatened
+queen in the TARDIS when that saves it, kicks a piece out when it gains, and
+travels back in time when the restored position is worth more (undoing a
+blunder brings the lost piece back). Decisions inside one turn (eviction,
+follow-up) are searched without spending depth.
+
+Evaluation, from the side to move: material (the piece inside the TARDIS
+counts: it is safe), mobility (pseudo-legal chess moves of each side, so
+the piece inside the TARDIS and pieces boxed in by it count for what they
+can do), small piece-square terms (central knights and bishops, advanced
+pawns), and, when ahead by more than a minor piece, a mating drive
+(enemy king toward the edge, own king toward it) so that won games finish.
+Mates score ``MATE - plies``; draws 0. Ties between equal actions are broken
+by a hash of the game's seed and ply, so games differ but replay exactly.
+
+The preset ``greedy`` (``make_agent("heuristic:greedy", game)``) is the
+1-ply greedy capturer the issue compares against: depth 1, no quiescence,
+material only.
+
+Weights (``DEFAULT_WEIGHTS``, index: meaning): 0-4 pawn, knight, bishop,
+rook and queen values; 5 piece-square scale; 6 mating-drive scale; 7 search
+depth; 8 quiescence plies; 9 mobility (points per pseudo-legal move).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tardis_envs.core.jit import njit, njit_parallel, prange
+from tardis_envs.core.rng import hash_words
+from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, STATUS, RUNNING, TERMINATED
+from tardis_envs.games.chess.rules import (
+    BOARD,
+    DOCTOR,
+    EMPTY,
+    EP_SQUARE,
+    KING,
+    KING_SQ,
+    NUM_ACTIONS,
+    PASSENGER,
+    PAWN,
+    PHASE,
+    PHASE_MOVE,
+    PLY,
+    STATE_SIZE,
+    NUM_CHESS_ACTIONS,
+    WINNER,
+    action_squares,
+    blocker_square,
+    gen_chess_moves,
+    legal_mask,
+    step,
+)
+
+# weights: index -> meaning
+W_PAWN, W_KNIGHT, W_BISHOP, W_ROOK, W_QUEEN = 0, 1, 2, 3, 4
+W_POSITIONAL = 5  # scale of the piece-square terms
+W_MATING_DRIVE = 6  # scale of the king-to-edge drive when ahead
+W_DEPTH = 7  # search depth in plies
+W_QUIESCENCE = 8  # capture-only plies after the depth (0: none)
+W_MOBILITY = 9  # points per pseudo-legal chess move of the side, minus the opponent's
+DEFAULT_WEIGHTS = np.array([100.0, 320.0, 330.0, 500.0, 900.0, 1.0, 1.0, 2.0, 4.0, 4.0])
+PRESETS = {"greedy": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 0.0, 0.0, 1.0, 0.0, 0.0])}
+
+MATE = 1_000_000.0
+INF = 1e12
+
+
+@njit
+def _centre_bonus(sq):
+    f = sq & 7
+    r = sq >> 3
+    return 3.5 - max(abs(f - 3.5), abs(r - 3.5))  # 0.5 at the edge .. 3.5 in the centre
+
+
+@njit
+def mobility(state, moves):
+    """Pseudo-legal chess moves of the side to move minus the opponent's
+    (``moves``: a scratch buffer of ``MAX_MOVES``)."""
+    me = state[CURRENT_PLAYER]
+    own = gen_chess_moves(state, moves)
+    # the opponent's count is taken as if it were its turn; the state is restored
+    state[CURRENT_PLAYER] = 1 - me
+    saved_ep = state[EP_SQUARE]
+    state[EP_SQUARE] = -1  # an en-passant square belongs to the side to move only
+    theirs = gen_chess_moves(state, moves)
+    state[EP_SQUARE] = saved_ep
+    state[CURRENT_PLAYER] = me
+    return own - theirs
+
+
+@njit
+def evaluate(state, weights, moves):
+    """Score of the position for the side to move (``moves``: scratch buffer)."""
+    me = state[CURRENT_PLAYER]
+    material = np.zeros(2)
+    positional = np.zeros(2)
+    for i in range(65):
+        if i == 64:
+            code = state[PASSENGER]
+            sq = -1
+        else:
+            code = state[BOARD + i]
+            sq = i
+        if code == EMPTY or code == DOCTOR:
+            continue
+        kind = code & 7
+        colour = code >> 3
+        if kind == KING:
+            continue
+        material[colour] += weights[kind - 1]
+        if sq >= 0:
+            if kind == PAWN:
+                advance = (sq >> 3) - 1 if colour == 0 else 6 - (sq >> 3)
+                positional[colour] += 4.0 * advance * advance
+            elif kind <= 3:
+                positional[colour] += 6.0 * _centre_bonus(sq)
+    score = material[me] - material[1 - me] + weights[W_POSITIONAL] * (positional[me] - positional[1 - me])
+    if weights[W_MOBILITY] != 0.0:
+        score += weights[W_MOBILITY] * mobility(state, moves)
+    lead = material[me] - material[1 - me]
+    if weights[W_MATING_DRIVE] > 0 and abs(lead) > 350:
+        winner = me if lead > 0 else 1 - me
+        loser_king = state[KING_SQ + 1 - winner]
+        winner_king = state[KING_SQ + winner]
+        distance = max(abs((loser_king & 7) - (winner_king & 7)), abs((loser_king >> 3) - (winner_king >> 3)))
+        drive = 20.0 * (3.5 - _centre_bonus(loser_king)) + 8.0 * (7 - distance)
+        score += weights[W_MATING_DRIVE] * (drive if winner == me else -drive)
+    return score
+
+
+@njit
+def capture_order(state, action, weights):
+    """Ordering key of an action: victim value x 16 - attacker value for a
+    capture (en passant included), 0 otherwise; read off the board without
+    playing the action."""
+    frm, to = action_squares(state, action)
+    if to < 0 or to == blocker_square(state):
+        return 0.0
+    them = 1 - state[CURRENT_PLAYER]
+    victim = state[BOARD + to]
+    attacker = state[PASSENGER] if frm == blocker_square(state) else state[BOARD + frm]
+    if victim == EMPTY and (attacker & 7) == PAWN and to == state[EP_SQUARE] and (frm & 7) != (to & 7):
+        victim = PAWN | (them << 3)
+    if victim == EMPTY or victim == DOCTOR or (victim >> 3) != them or (victim & 7) == KING:
+        return 0.0
+    attacker_value = 0.0 if attacker == DOCTOR or (attacker & 7) == KING else weights[(attacker & 7) - 1]
+    return 16.0 * weights[(victim & 7) - 1] - attacker_value
+
+
+@njit
+def _ordered_actions(state, mask, weights, captures_only, actions, keys):
+    """Legal actions, captures first (most valuable victim first); returns the count."""
+    n = 0
+    for action in range(mask.shape[0]):
+        if mask[action] == 0:
+            continue
+        key = capture_order(state, action, weights) if action < NUM_CHESS_ACTIONS + 8 else 0.0
+        if captures_only and key <= 0.0:
+            continue
+        actions[n] = action
+        keys[n] = -key
+        n += 1
+    order = np.argsort(keys[:n], kind="mergesort")
+    sorted_actions = actions[:n][order]
+    actions[:n] = sorted_actions
+    return n
+
+
+@njit
+def _terminal_value(child, mover, depth_used):
+    if child[STATUS] == TERMINATED and child[WINNER] >= 0:
+        return MATE - depth_used if child[WINNER] == mover else -MATE + depth_used
+    return 0.0
+
+
+@njit
+def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buffers, masks, order_buffers, keys):
+    """Negamax value of ``state`` for its side to move."""
+    mover = state[CURRENT_PLAYER]
+    capture_only = depth <= 0
+    stand = 0.0
+    if capture_only:
+        stand = evaluate(state, weights, order_buffers[height])
+        if quiescence <= 0 or state[PHASE] != PHASE_MOVE:
+            return stand
+        if stand >= beta:
+            return stand
+        if stand > alpha:
+            alpha = stand
+    mask = masks[height]
+    legal_mask(state, tables, mask)
+    actions = order_buffers[height]
+    n = _ordered_actions(state, mask, weights, capture_only, actions, keys)
+    child = buffers[height]
+    best = stand if capture_only else -INF
+    for i in range(n):
+        action = actions[i]
+        child[:] = state[:]
+        step(child, tables, action)
+        if child[STATUS] != RUNNING:
+            value = _terminal_value(child, mover, height)
+        elif child[CURRENT_PLAYER] == mover:
+            value = _search(child, tables, weights, depth, quiescence, alpha, beta, height + 1, buffers, masks, order_buffers, keys)
+        elif capture_only:
+            value = -_search(child, tables, weights, depth - 1, quiescence - 1, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys)
+        else:
+            value = -_search(child, tables, weights, depth - 1, quiescence, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys)
+        if value > best:
+            best = value
+        if value > alpha:
+            alpha = value
+        if alpha >= beta:
+            break
+    if best == -INF:
+        return evaluate(state, weights, order_buffers[height])
+    return best
+
+
+MAX_HEIGHT = 24
+
+
+@njit
+def choose(state, tables, weights):
+    depth = int(weights[W_DEPTH])
+    quiescence = int(weights[W_QUIESCENCE])
+    buffers = np.empty((MAX_HEIGHT, STATE_SIZE), dtype=np.int64)
+    masks = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int8)
+    order_buffers = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int64)
+    keys = np.empty(NUM_ACTIONS, dtype=np.float64)
+    root_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal_mask(state, tables, root_mask)
+    mover = state[CURRENT_PLAYER]
+    child = np.empty(STATE_SIZE, dtype=np.int64)
+    # typed (not literal) arguments: numba compiles one recursive _search only
+    height = np.int64(1)
+    best_action = -1
+    best_value = -INF
+    best_tie = 0
+    for action in range(root_mask.shape[0]):
+        if root_mask[action] == 0:
+            continue
+        child[:] = state[:]
+        step(child, tables, action)
+        if child[STATUS] != RUNNING:
+            value = _terminal_value(child, mover, height - 1)
+        else:
+            # actions worse than the best by a point or more are cut early;
+            # closer ones are searched exactly so ties are real ties
+            floor = best_value - 1.0 if best_value > -INF else -INF
+            if child[CURRENT_PLAYER] == mover:
+                value = _search(child, tables, weights, depth, quiescence, floor, INF, height, buffers, masks, order_buffers, keys)
+            else:
+                value = -_search(child, tables, weights, depth - 1, quiescence, -INF, -floor, height, buffers, masks, order_buffers, keys)
+        # ties: a reproducible pseudo-random order from the game's seed and ply
+        tie = hash_words(state[RNG_KEY] ^ action, state[PLY] * 7919 + state[PHASE])
+        tie_key = np.int64(tie >> np.uint64(1))
+        if value > best_value + 1e-9 or (abs(value - best_value) <= 1e-9 and tie_key > best_tie):
+            best_value = value
+            best_action = action
+            best_tie = tie_key
+    return best_action
+
+
+@njit_parallel
+def choose_batch(states, tables, weights, out):
+    for i in prange(states.shape[0]):
+        out[i] = choose(states[i], tables, weights)
