@@ -13,6 +13,10 @@ on its own: cold compile and cached import, each in a fresh process).
 * floor: a trivial race game with the same batched shape (:mod:`.core.floor`).
 * OpenSpiel (when ``pyspiel`` is installed): the same random play through its
   Python API, and in C++ (``evaluate_bots`` with uniform random bots).
+* perft (Dr. Who Chess in classic mode): legal move paths per second on the
+  standard perft positions, next to the ``chess`` library's legal move
+  generation on the same positions and depths (both count the last ply in
+  bulk: the number of legal moves), as a ratio.
 """
 from __future__ import annotations
 
@@ -275,6 +279,76 @@ def openspiel_cpp(name: str, seconds: float, repeats: int, mean_length: float) -
 
 
 # --- the suite ---------------------------------------------------------------
+PERFT_POSITIONS = (
+    # name, FEN, depth (the chess library needs about a second for each)
+    ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
+    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3),
+    ("position 3", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
+    ("position 4", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3),
+    ("position 5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 3),
+)
+
+
+def _library_perft(board, depth: int) -> int:
+    if depth == 1:
+        return board.legal_moves.count()
+    total = 0
+    for move in list(board.legal_moves):
+        board.push(move)
+        total += _library_perft(board, depth - 1)
+        board.pop()
+    return total
+
+
+def _rate(count_once: Callable[[], int], seconds: float) -> tuple[int, float]:
+    """(nodes of one run, nodes per second over repeated runs for ``seconds``)."""
+    start = time.perf_counter()
+    nodes = count_once()
+    total, runs = nodes, 1
+    while time.perf_counter() - start < seconds:
+        total += count_once()
+        runs += 1
+    return nodes, total / (time.perf_counter() - start)
+
+
+def perft_suite(seconds: float = 1.0, repeats: int = 3, positions=PERFT_POSITIONS, library: bool = True) -> dict:
+    """Perft nodes per second, ours and the ``chess`` library's, per position."""
+    from .games.chess import rules
+    from .timelord_chess_v0 import Game
+
+    game = Game(doctor=False)
+    out = {}
+    for name, fen, depth in positions:
+        state = game.from_fen(fen)
+        rules.perft(state, 1)  # compiled before timing
+        ours = [_rate(lambda: int(rules.perft(state, depth)), seconds / repeats) for _ in range(repeats)]
+        row = {"fen": fen, "depth": depth, "nodes": ours[0][0], "ours": _stats([r for _, r in ours])}
+        if library:
+            try:
+                import chess
+            except ImportError:
+                library = False
+            else:
+                board = chess.Board(fen)
+                theirs = [_rate(lambda: _library_perft(board, depth), seconds / repeats) for _ in range(repeats)]
+                if theirs[0][0] != row["nodes"]:
+                    raise AssertionError(f"perft {name} depth {depth}: ours {row['nodes']}, chess library {theirs[0][0]}")
+                row["chess_library"] = _stats([r for _, r in theirs])
+        out[name] = row
+    return out
+
+
+def format_perft(table: dict) -> list[str]:
+    lines = ["perft, classic chess (nodes/s, median [min-max]; last ply counted in bulk by both):"]
+    for name, row in table.items():
+        text = f"  {name:<11} depth {row['depth']} {row['nodes']:>10,} nodes: ours {_fmt(row['ours'])}"
+        if "chess_library" in row:
+            ratio = row["ours"]["median"] / row["chess_library"]["median"]
+            text += f", chess library {_fmt(row['chess_library'])} = {ratio:,.0f}x"
+        lines.append(text)
+    return lines
+
+
 def run_suite(
     env_ids=None, seconds: float = 2.0, repeats: int = 3, sizes=(1, 64, 1024, 8192), threads=(1, 2), peers: bool = True,
     compile: bool = True, log: Callable[[str], None] = print,
@@ -320,6 +394,8 @@ def run_suite(
         row["mean_game_length"] = mean_game_length(env_id)
         if compile:
             row.update(compile_times(env_id))
+        if env_id == "timelord_chess_v0":
+            row["perft"] = perft_suite(seconds=seconds, repeats=repeats)
         results["games"][env_id] = row
         log(f"{env_id}: AEC {row['aec']['median']:,.0f}, kernel {row['kernel']['median']:,.0f}, "
             f"batched {max(b['median'] for b in row['batched'].values()):,.0f} steps/s")
@@ -380,6 +456,8 @@ def format_results(results: dict) -> str:
             n, t = key.split("x")
             share = f"  ({100 * stats['median'] / floor2:.1f}% of floor)" if floor2 else ""
             lines.append(f"  batched {n:>5} games x{t}, no observations {_fmt(stats)}{share}")
+        if "perft" in row:
+            lines += ["  " + line for line in format_perft(row["perft"])]
     return "\n".join(lines)
 
 

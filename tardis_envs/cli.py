@@ -1,4 +1,4 @@
-"""The ``tardis-envs`` command line: ``list``, ``train``, ``eval``, ``play``, ``bench``.
+"""The ``tardis-envs`` command line: ``list``, ``train``, ``eval``, ``play``, ``bench``, ``perft``.
 
 Each verb reads the game's YAML under ``configs/`` (``configs/<env_id>.yaml``
 when run from the project root, or ``--config FILE``); flags override it.
@@ -204,6 +204,38 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_perft(args: argparse.Namespace) -> int:
+    from .bench import PERFT_POSITIONS, format_perft, perft_suite
+
+    positions = PERFT_POSITIONS
+    if args.fen:
+        known = {name: fen for name, fen, _ in PERFT_POSITIONS}
+        fen = known.get(args.fen, args.fen)
+        positions = ((args.fen if args.fen in known else "custom", fen, args.depth or 3),)
+    elif args.depth:
+        positions = tuple((name, fen, args.depth) for name, fen, _ in PERFT_POSITIONS)
+    if args.divide:
+        from .games.chess import rules
+        from .timelord_chess_v0 import Game
+
+        game = Game(doctor=False)
+        for name, fen, depth in positions:
+            state = game.from_fen(fen)
+            total = 0
+            for action, uci in sorted(game.legal_uci(state).items(), key=lambda item: item[1]):
+                child = state.copy()
+                rules.step(child, game.tables, action)
+                # perft counts through draws (fifty moves, repetition) as published counts do
+                count = int(rules.perft(child, depth - 1))
+                total += count
+                print(f"{uci}: {count}")
+            print(f"{name} depth {depth}: {total} nodes")
+        return 0
+    table = perft_suite(seconds=args.seconds, repeats=args.repeats, positions=positions, library=not args.no_library)
+    print("\n".join(format_perft(table)))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import compare, format_results, load_json, plot, run_suite
 
@@ -304,6 +336,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tolerance", type=float, default=0.15)
     p.add_argument("--profile", action="store_true", help="also split a batched step into kernel phases")
     p.set_defaults(func=cmd_bench)
+
+    p = verbs.add_parser("perft", help="classic-chess perft counts and nodes/s next to the chess library")
+    p.add_argument("--fen", help="a FEN or a position name (start, kiwipete, 'position 3', ...); default: all of them")
+    p.add_argument("--depth", type=int, help="plies (default: the table's depths; 3 for --fen)")
+    p.add_argument("--divide", action="store_true", help="print the count below each legal first move")
+    p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per position and side")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--no-library", action="store_true", help="skip the chess library's timing")
+    p.set_defaults(func=cmd_perft)
     return parser
 
 

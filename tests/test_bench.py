@@ -68,3 +68,22 @@ def test_bench_cli_writes_json_png_and_compares(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps(inflated))
     out = subprocess.run(base + ["--compare", str(tmp_path / "old.json")], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 1 and "regressions against" in out.stdout
+
+
+def test_perft_suite_counts_agree_with_the_chess_library_and_report_a_ratio():
+    pytest.importorskip("chess")
+    from tardis_envs.bench import PERFT_POSITIONS, format_perft, perft_suite
+
+    name, fen, _ = PERFT_POSITIONS[1]
+    table = perft_suite(seconds=0.05, repeats=1, positions=((name, fen, 2),))
+    assert table[name]["nodes"] == 2039
+    assert table[name]["ours"]["median"] > 0 and table[name]["chess_library"]["median"] > 0
+    assert "x" in format_perft(table)[1]
+
+
+def test_perft_cli_divide(capsys):
+    from tardis_envs.cli import main
+
+    assert main(["perft", "--fen", "start", "--depth", "2", "--divide"]) == 0
+    out = capsys.readouterr().out
+    assert "e2e4: 20" in out and "start depth 2: 400 nodes" in out
