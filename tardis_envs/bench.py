@@ -279,6 +279,9 @@ def openspiel_cpp(name: str, seconds: float, repeats: int, mean_length: float) -
 
 
 # --- the suite ---------------------------------------------------------------
+# Rule variants measured beside a game's default: name -> options.
+BENCH_VARIANTS = {"timelord_chess_v0": {"classic": {"doctor": False}}}
+
 PERFT_POSITIONS = (
     # name, FEN, depth (the chess library needs about a second for each)
     ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
@@ -394,6 +397,15 @@ def run_suite(
         row["mean_game_length"] = mean_game_length(env_id)
         if compile:
             row.update(compile_times(env_id))
+        for variant, options in BENCH_VARIANTS.get(env_id, {}).items():
+            n, t = max(sizes), max(threads)
+            row.setdefault("variants", {})[variant] = {
+                "options": options,
+                "aec": repeat(lambda limit: aec_rate(lambda: env_module(env_id).env(**options), limit), seconds, repeats),
+                "kernel": kernel_single(env_id, seconds, repeats, **options),
+                "batched": {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, **options)},
+                "mean_game_length": mean_game_length(env_id, **options),
+            }
         if env_id == "timelord_chess_v0":
             row["perft"] = perft_suite(seconds=seconds, repeats=repeats)
         results["games"][env_id] = row
@@ -456,6 +468,16 @@ def format_results(results: dict) -> str:
             n, t = key.split("x")
             share = f"  ({100 * stats['median'] / floor2:.1f}% of floor)" if floor2 else ""
             lines.append(f"  batched {n:>5} games x{t}, no observations {_fmt(stats)}{share}")
+        for variant, extra_row in row.get("variants", {}).items():
+            aec = extra_row["aec"]["median"]
+            ratio = f"  = {aec / chess:.1f}x chess_v6" if chess else ""
+            lines.append(f"  {variant} ({', '.join(f'{k}={v}' for k, v in extra_row['options'].items())}): "
+                         f"mean random game {extra_row['mean_game_length']:.1f} decisions")
+            lines.append(f"    AEC agent-steps/s     {_fmt(extra_row['aec'])}{ratio}")
+            lines.append(f"    kernel, one game      {_fmt(extra_row['kernel'])}")
+            for key, stats in extra_row["batched"].items():
+                n, t = key.split("x")
+                lines.append(f"    batched {n:>5} games x{t} {_fmt(stats)}")
         if "perft" in row:
             lines += ["  " + line for line in format_perft(row["perft"])]
     return "\n".join(lines)
