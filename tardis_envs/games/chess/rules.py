@@ -637,6 +637,58 @@ def chess_move_legal(state, move):
     return _king_safe_after(state, mover, frm, to, flag, -1, EMPTY)
 
 
+@njit
+def pinned_pieces(state, mover):
+    """Bit set (bit = square) of the mover's pieces pinned to their king: the
+    only piece on a line between the king and an opponent rook, bishop or
+    queen. The TARDIS and Dr. Who block lines as in ``square_attacked``, so a
+    line through them pins nothing."""
+    king_sq = state[KING_SQ + mover]
+    block = blocker_square(state)
+    them = 1 - mover
+    rook = ROOK | (them << 3)
+    bishop = BISHOP | (them << 3)
+    queen = QUEEN | (them << 3)
+    pinned = np.int64(0)
+    for d in range(8):
+        diagonal = d & 1
+        candidate = -1
+        t = NEIGHBOUR[king_sq, d]
+        while t >= 0:
+            if t == block:
+                break
+            code = state[BOARD + t]
+            if code != EMPTY:
+                if candidate < 0:
+                    if code == DOCTOR or (code >> 3) != mover:
+                        break
+                    candidate = t
+                else:
+                    if code == queen or (diagonal == 1 and code == bishop) or (diagonal == 0 and code == rook):
+                        pinned |= np.int64(1) << candidate
+                    break
+            t = NEIGHBOUR[t, d]
+    return pinned
+
+
+@njit
+def chess_move_legal_given(state, move, king_sq, checked, pinned):
+    """``chess_move_legal`` with the king's square, check and pins of the
+    position worked out once. Out of check, a move of a piece that is not
+    pinned (and not the king, not en passant, not a kick-out) cannot expose
+    the king: it opens no line to it; a piece stepping out of the TARDIS
+    leaves the TARDIS blocking behind it. Everything else is made and tested."""
+    frm = move_from(move)
+    flag = move_flag(move)
+    if checked or frm == king_sq or flag == FLAG_EN_PASSANT or flag == FLAG_KICK:
+        return chess_move_legal(state, move)
+    if frm == blocker_square(state):
+        return True
+    if (pinned >> frm) & 1:
+        return chess_move_legal(state, move)
+    return True
+
+
 # ============================================================================
 # Applying a chess move (board part)
 # ============================================================================
@@ -729,15 +781,19 @@ def apply_chess_move(state, move):
 def _perft(state, depth, buffers, scratch):
     moves = buffers[depth]
     n = gen_chess_moves(state, moves)
+    mover = state[CURRENT_PLAYER]
+    king_sq = state[KING_SQ + mover]
+    checked = square_attacked(state, king_sq, 1 - mover)
+    pinned = pinned_pieces(state, mover)
     total = 0
     if depth == 1:
         for i in range(n):
-            if chess_move_legal(state, moves[i]):
+            if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
                 total += 1
         return total
     child = scratch[depth]
     for i in range(n):
-        if chess_move_legal(state, moves[i]):
+        if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
             child[:CORE_SIZE] = state[:CORE_SIZE]
             apply_chess_move(child, moves[i])
             child[CURRENT_PLAYER] = 1 - child[CURRENT_PLAYER]
@@ -1099,9 +1155,12 @@ def _legal_actions(state, tables, mask, write, stop_at_first):
         return count
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     n = gen_chess_moves(state, moves)
+    king_sq = state[KING_SQ + mover]
+    checked = square_attacked(state, king_sq, 1 - mover)
+    pinned = pinned_pieces(state, mover)
     for i in range(n):
         m = moves[i]
-        if chess_move_legal(state, m):
+        if chess_move_legal_given(state, m, king_sq, checked, pinned):
             count += 1
             if stop_at_first:
                 return count
@@ -1137,9 +1196,13 @@ def legal_chess_moves(state, out):
     """Legal chess moves of the side to move as move words; returns the count."""
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     n = gen_chess_moves(state, moves)
+    mover = state[CURRENT_PLAYER]
+    king_sq = state[KING_SQ + mover]
+    checked = square_attacked(state, king_sq, 1 - mover)
+    pinned = pinned_pieces(state, mover)
     k = 0
     for i in range(n):
-        if chess_move_legal(state, moves[i]):
+        if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
             out[k] = moves[i]
             k += 1
     return k
@@ -1349,8 +1412,18 @@ def step(state, tables, action):
         return
     _begin_turn_record(state)
     if action < NUM_CHESS_ACTIONS:
+        # only the moves of the piece on the action's from-square can match
         moves = np.empty(MAX_MOVES, dtype=np.int64)
-        n = gen_chess_moves(state, moves)
+        origin, _ = action_squares(state, action)
+        block = blocker_square(state)
+        if origin < 0:
+            return  # not reached for legal actions
+        code = state[PASSENGER] if origin == block else state[BOARD + origin]
+        if code == EMPTY or code == DOCTOR or (code >> 3) != mover:
+            return  # not reached for legal actions
+        n = _gen_piece(state, mover, origin, code, moves, 0, block)
+        if (code & 7) == KING:
+            n = _gen_castling(state, mover, moves, n, block)
         for i in range(n):
             m = moves[i]
             if encode_move(move_from(m), move_to(m), move_promotion(m), mover) == action:
