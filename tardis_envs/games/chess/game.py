@@ -458,7 +458,7 @@ class TimelordChess(Game):
                 "passenger_entered_ply": entered if passenger else None,
                 "evictable_from_ply": entered + rules.KICK_OUT_PLIES if passenger else None,
                 "cooldown_until_ply": int(state[rules.COOLDOWN_UNTIL]),
-                "travel_allowed_from_ply": int(state[rules.LAST_TRAVEL_PLY]) + rules.TRAVEL_BAN_PLIES + 1,
+                "travel_allowed_from_ply": max(0, int(state[rules.LAST_TRAVEL_PLY]) + rules.TRAVEL_BAN_PLIES + 1),
                 "backward_travels": {side: int(state[rules.BACKWARD_TRAVELS + s]) for s, side in enumerate(SIDE_NAMES)},
                 "history_plies": int(state[rules.HIST_COUNT]) - 1,
                 "evicted": self._piece_name(evicted) if evicted else None,
