@@ -34,12 +34,14 @@ from tardis_envs.core.jit import njit, njit_parallel, prange
 from tardis_envs.core.rng import hash_words
 from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, STATUS, RUNNING, TERMINATED
 from tardis_envs.games.chess.rules import (
+    A_DOCTOR,
     BOARD,
     DOCTOR,
     EMPTY,
     EP_SQUARE,
     KING,
     KING_SQ,
+    MAX_MOVES,
     NUM_ACTIONS,
     PASSENGER,
     PAWN,
@@ -47,12 +49,21 @@ from tardis_envs.games.chess.rules import (
     PHASE_MOVE,
     PLY,
     STATE_SIZE,
+    TARDIS_SQ,
     NUM_CHESS_ACTIONS,
     WINNER,
     action_squares,
     blocker_square,
+    chess_move_legal_given,
+    doctor_move_legal,
+    encode_move,
     gen_chess_moves,
     legal_mask,
+    move_from,
+    move_promotion,
+    move_to,
+    pinned_pieces,
+    square_attacked,
     step,
 )
 
@@ -172,6 +183,40 @@ def _ordered_actions(state, mask, weights, captures_only, actions, keys):
 
 
 @njit
+def _ordered_captures(state, weights, actions, keys, moves):
+    """The legal captures (chess pieces and Dr. Who), most valuable victim
+    first; returns the count. Quiescence needs only these, so it skips the
+    full action mask."""
+    mover = state[CURRENT_PLAYER]
+    n_moves = gen_chess_moves(state, moves)
+    king_sq = state[KING_SQ + mover]
+    checked = square_attacked(state, king_sq, 1 - mover)
+    pinned = pinned_pieces(state, mover)
+    n = 0
+    for i in range(n_moves):
+        m = moves[i]
+        action = encode_move(move_from(m), move_to(m), move_promotion(m), mover)
+        key = capture_order(state, action, weights)
+        if key <= 0.0 or not chess_move_legal_given(state, m, king_sq, checked, pinned):
+            continue
+        actions[n] = action
+        keys[n] = -key
+        n += 1
+    if state[TARDIS_SQ] >= 0:
+        for d in range(8):
+            action = A_DOCTOR + d
+            key = capture_order(state, action, weights)
+            if key > 0.0 and doctor_move_legal(state, d if mover == 0 else (4 - d) % 8):
+                actions[n] = action
+                keys[n] = -key
+                n += 1
+    order = np.argsort(keys[:n], kind="mergesort")
+    sorted_actions = actions[:n][order]
+    actions[:n] = sorted_actions
+    return n
+
+
+@njit
 def _terminal_value(child, mover, depth_used):
     if child[STATUS] == TERMINATED and child[WINNER] >= 0:
         return MATE - depth_used if child[WINNER] == mover else -MATE + depth_used
@@ -184,18 +229,22 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
     mover = state[CURRENT_PLAYER]
     capture_only = depth <= 0
     stand = 0.0
+    # each row: the ordered actions, then a move-generation scratch area
+    actions = order_buffers[height, :NUM_ACTIONS]
+    moves = order_buffers[height, NUM_ACTIONS:]
     if capture_only:
-        stand = evaluate(state, weights, order_buffers[height])
+        stand = evaluate(state, weights, moves)
         if quiescence <= 0 or state[PHASE] != PHASE_MOVE:
             return stand
         if stand >= beta:
             return stand
         if stand > alpha:
             alpha = stand
-    mask = masks[height]
-    legal_mask(state, tables, mask)
-    actions = order_buffers[height]
-    n = _ordered_actions(state, mask, weights, capture_only, actions, keys)
+        n = _ordered_captures(state, weights, actions, keys, moves)
+    else:
+        mask = masks[height]
+        legal_mask(state, tables, mask)
+        n = _ordered_actions(state, mask, weights, False, actions, keys)
     child = buffers[height]
     best = stand if capture_only else -INF
     for i in range(n):
@@ -217,7 +266,7 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
         if alpha >= beta:
             break
     if best == -INF:
-        return evaluate(state, weights, order_buffers[height])
+        return evaluate(state, weights, moves)
     return best
 
 
@@ -230,7 +279,7 @@ def choose(state, tables, weights):
     quiescence = int(weights[W_QUIESCENCE])
     buffers = np.empty((MAX_HEIGHT, STATE_SIZE), dtype=np.int64)
     masks = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int8)
-    order_buffers = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int64)
+    order_buffers = np.empty((MAX_HEIGHT, NUM_ACTIONS + MAX_MOVES), dtype=np.int64)
     keys = np.empty(NUM_ACTIONS, dtype=np.float64)
     root_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     legal_mask(state, tables, root_mask)

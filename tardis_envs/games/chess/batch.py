@@ -1,10 +1,5 @@
-"""Dr. Who Chess's batched kernels: the shared bodies of :mod:`tardis_envs.core.batch`
-run over games in parallel.
-
-The kernels are passed as ``rules.<name>`` attributes on purpose: numba lowers a
-kernel named as a bare global inside a ``prange`` body as a "dynamic global"
-and then refuses to cache the batch kernel (measured with numba 0.68).
-"""
+"""Dr. Who Chess's batched kernels (see tardis_envs/games/tardis_run/batch.py for why
+each game spells these out with ``rules.<name>`` instead of sharing one factory)."""
 from __future__ import annotations
 
 from ...core.batch import next_key, reset_one, step_one
