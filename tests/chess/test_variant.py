@@ -369,3 +369,14 @@ def test_the_piece_inside_never_captures_a_king():
     state = position("4k3/p7/8/8/8/4K3/P7/8 b - - 0 1 D:d4/C:in/P:b")
     moves = legal(G, state)
     assert "d4e3" not in moves and {"d4c3", "d4e5", "d4f6"} <= moves
+
+
+def test_san_that_matches_no_legal_move_is_named_as_such():
+    state = G.new_state(0)
+    assert G.string_to_action(state, "Nf3") == G.string_to_action(state, "g1f3")
+    with pytest.raises(ValueError, match="no legal move of white matches the SAN 'e5'"):
+        G.string_to_action(state, "e5")  # black's move, not white's
+    with pytest.raises(ValueError, match="no legal move of white matches the SAN 'Qh5'"):
+        G.string_to_action(state, "Qh5")
+    with pytest.raises(ValueError, match="unknown action 'dance'"):
+        G.string_to_action(state, "dance")

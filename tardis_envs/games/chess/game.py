@@ -255,11 +255,15 @@ class TimelordChess(Game):
         action = self._parse_notation(state, wanted, colour)
         if action is not None and 0 <= action < self.num_actions:
             return action
+        bare = raw.rstrip("+#!?")
         if state[STATUS] == RUNNING:
-            bare = raw.rstrip("+#!?")
             for legal in self.legal_actions(state):
                 if int(legal) < NUM_CHESS_ACTIONS and self.san(state, int(legal)).rstrip("+#") == bare:
                     return int(legal)
+        if re.fullmatch(r"([KQRBN][a-h]?[1-8]?x?[a-h][1-8]|[a-h](x[a-h])?[1-8](=?[QRBN])?|O-O(-O)?)", bare):
+            # SAN is read against the legal moves only: say so rather than "unknown"
+            side = SIDE_NAMES[int(state[CURRENT_PLAYER])]
+            raise ValueError(f"{self.spec.env_id}: no legal move of {side} matches the SAN {text!r} now")
         raise ValueError(
             f"{self.spec.env_id}: unknown action {text!r}; write UCI (e2e4, e7e8n), SAN (Nf3), "
             + ("Cd4e5 (Dr. Who), Dd4e5 (TARDIS), D<3 / D>3 (time travel), Ee5 (eviction), end, " if self.doctor else "")
