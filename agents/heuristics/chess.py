@@ -55,6 +55,7 @@ from tardis_envs.games.chess.rules import (
     action_squares,
     blocker_square,
     chess_move_legal_given,
+    legality_context,
     doctor_move_legal,
     encode_move,
     gen_chess_moves,
@@ -62,8 +63,6 @@ from tardis_envs.games.chess.rules import (
     move_from,
     move_promotion,
     move_to,
-    pinned_pieces,
-    square_attacked,
     step,
 )
 
@@ -164,22 +163,25 @@ def capture_order(state, action, weights):
 
 
 @njit
-def _ordered_actions(state, mask, weights, captures_only, actions, keys):
+def _sort_by_key(actions, keys, n):
+    """Order the first ``n`` actions by ascending key (stable); returns ``n``."""
+    order = np.argsort(keys[:n], kind="mergesort")
+    sorted_actions = actions[:n][order]
+    actions[:n] = sorted_actions
+    return n
+
+
+@njit
+def _ordered_actions(state, mask, weights, actions, keys):
     """Legal actions, captures first (most valuable victim first); returns the count."""
     n = 0
     for action in range(mask.shape[0]):
         if mask[action] == 0:
             continue
-        key = capture_order(state, action, weights) if action < NUM_CHESS_ACTIONS + 8 else 0.0
-        if captures_only and key <= 0.0:
-            continue
         actions[n] = action
-        keys[n] = -key
+        keys[n] = -capture_order(state, action, weights) if action < NUM_CHESS_ACTIONS + 8 else 0.0
         n += 1
-    order = np.argsort(keys[:n], kind="mergesort")
-    sorted_actions = actions[:n][order]
-    actions[:n] = sorted_actions
-    return n
+    return _sort_by_key(actions, keys, n)
 
 
 @njit
@@ -189,9 +191,7 @@ def _ordered_captures(state, weights, actions, keys, moves):
     full action mask."""
     mover = state[CURRENT_PLAYER]
     n_moves = gen_chess_moves(state, moves)
-    king_sq = state[KING_SQ + mover]
-    checked = square_attacked(state, king_sq, 1 - mover)
-    pinned = pinned_pieces(state, mover)
+    king_sq, checked, pinned = legality_context(state)
     n = 0
     for i in range(n_moves):
         m = moves[i]
@@ -210,10 +210,7 @@ def _ordered_captures(state, weights, actions, keys, moves):
                 actions[n] = action
                 keys[n] = -key
                 n += 1
-    order = np.argsort(keys[:n], kind="mergesort")
-    sorted_actions = actions[:n][order]
-    actions[:n] = sorted_actions
-    return n
+    return _sort_by_key(actions, keys, n)
 
 
 @njit
@@ -244,7 +241,7 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
     else:
         mask = masks[height]
         legal_mask(state, tables, mask)
-        n = _ordered_actions(state, mask, weights, False, actions, keys)
+        n = _ordered_actions(state, mask, weights, actions, keys)
     child = buffers[height]
     best = stand if capture_only else -INF
     for i in range(n):

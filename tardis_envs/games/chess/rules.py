@@ -672,6 +672,15 @@ def pinned_pieces(state, mover):
 
 
 @njit
+def legality_context(state):
+    """(king square, in check, pinned pieces) of the side to move, the facts
+    ``chess_move_legal_given`` needs, worked out once per position."""
+    mover = state[CURRENT_PLAYER]
+    king_sq = state[KING_SQ + mover]
+    return king_sq, square_attacked(state, king_sq, 1 - mover), pinned_pieces(state, mover)
+
+
+@njit
 def chess_move_legal_given(state, move, king_sq, checked, pinned):
     """``chess_move_legal`` with the king's square, check and pins of the
     position worked out once. Out of check, a move of a piece that is not
@@ -781,10 +790,7 @@ def apply_chess_move(state, move):
 def _perft(state, depth, buffers, scratch):
     moves = buffers[depth]
     n = gen_chess_moves(state, moves)
-    mover = state[CURRENT_PLAYER]
-    king_sq = state[KING_SQ + mover]
-    checked = square_attacked(state, king_sq, 1 - mover)
-    pinned = pinned_pieces(state, mover)
+    king_sq, checked, pinned = legality_context(state)
     total = 0
     if depth == 1:
         for i in range(n):
@@ -1155,9 +1161,7 @@ def _legal_actions(state, tables, mask, write, stop_at_first):
         return count
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     n = gen_chess_moves(state, moves)
-    king_sq = state[KING_SQ + mover]
-    checked = square_attacked(state, king_sq, 1 - mover)
-    pinned = pinned_pieces(state, mover)
+    king_sq, checked, pinned = legality_context(state)
     for i in range(n):
         m = moves[i]
         if chess_move_legal_given(state, m, king_sq, checked, pinned):
@@ -1196,10 +1200,7 @@ def legal_chess_moves(state, out):
     """Legal chess moves of the side to move as move words; returns the count."""
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     n = gen_chess_moves(state, moves)
-    mover = state[CURRENT_PLAYER]
-    king_sq = state[KING_SQ + mover]
-    checked = square_attacked(state, king_sq, 1 - mover)
-    pinned = pinned_pieces(state, mover)
+    king_sq, checked, pinned = legality_context(state)
     k = 0
     for i in range(n):
         if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
