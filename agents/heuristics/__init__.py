@@ -19,6 +19,7 @@ HEURISTIC_MODULES = {
     "tardis_run_v0": "agents.heuristics.tardis_run",
     "keys_to_the_tardis_v0": "agents.heuristics.keys",
     "timelord_chess_v0": "agents.heuristics.chess",
+    "gallifrey_duel_v0": "agents.heuristics.gallifrey",
 }
 
 

@@ -1,0 +1,617 @@
+"""Ghosts of Gallifrey duel rules as numba kernels over one flat ``int64`` state.
+
+A fight between two combatants (seat 0 and seat 1) in exchanges. In each
+exchange both commit a choice without seeing the other's: seat 0 decides
+first, its choice is kept hidden in ``PENDING``, then seat 1 decides and
+both are revealed and resolved together.
+
+State layout (after the shared header of :mod:`tardis_envs.core.state`)
+------------------------------------------------------------------------
+==========================  ==================================================
+``PHASE``                   ``PHASE_CHOOSE`` or ``PHASE_OVER``
+``EXCHANGE``                exchanges resolved so far
+``SCENE``, ``FLUX``         the scene (roster of ``scenes.yaml``) and its Flux card
+``WINNER``                  winning seat; -1 before the end and for a draw
+``PENDING``                 seat 0's hidden choice this exchange (-1 none)
+``SIDE + 8*s + F_*``        per seat: character, injuries, Edges left, whether
+                            the Acquired card was used, whether the GM insists
+                            on a draw this exchange, the defeat suffered
+                            (``DEFEAT_*``)
+``DECK`` (36), ``DECK_POS`` the Time Deck in draw order; cards before
+                            ``DECK_POS`` are drawn (reshuffled when empty)
+``LAST + 12*s + L_*``       the last exchange, per seat: its action, the card
+                            (id, source, effective levels), attack and defence
+                            values, injuries taken, Edge used, the defeat
+                            condition after escalation, forced or not
+``LAST_OUTCOME``, ...       the result of the last exchange and its winner
+==========================  ==================================================
+
+Actions (``NUM_ACTIONS = 256``): ``a = attack*128 + defence*64 + condition*16
++ card*2 + edge`` where ``attack`` 0 Dynamism / 1 Memory, ``defence`` 0 Stasis
+/ 1 Foresight, ``condition`` 0 restrain .. 3 kill, ``card`` 0 none, 1 draw a
+Time Card, ``2 + 2*i + r`` the Acquired card ``i`` upright (r = 0) or
+reversed (r = 1), ``edge`` 1 declares an Edge. In ``contest`` mode the
+attacker's ``defence`` and the defender's ``attack`` must be 0 (unused).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.jit import njit
+from ...core.rng import rng_below, rng_shuffle
+from ...core.state import CURRENT_PLAYER, HEADER_SIZE, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
+from .content import (
+    C_ACQUIRED,
+    C_ASPECT,
+    C_EDGES,
+    C_FAULT,
+    C_MODIFIER,
+    C_NUM_ACQUIRED,
+    C_WAR,
+    CHARACTER_FIELDS,
+    DECK_SIZE,
+    MAX_ACQUIRED,
+    S_FLUX,
+    S_MODIFIER,
+    SCENE_FIELDS,
+    STASIS,
+    T_CARD_ESCALATION,
+    T_CARD_MODIFIER,
+    T_CHARACTERS,
+    T_FORCED_PPM,
+    T_MAX_EXCHANGES,
+    T_MODE,
+    T_NUM_CHARACTERS,
+    T_NUM_SCENES,
+    T_PAIR,
+    T_SCENE,
+    T_SCENES,
+    T_THREAT,
+    T_VORTEX,
+)
+
+MODE_CONTEST, MODE_DRAMATIC, MODE_CLIMACTIC = 0, 1, 2
+RESTRAIN, SUBDUE, WOUND, KILL = 0, 1, 2, 3
+# defeat suffered (0: none): restrained, subdued, out of action (wounded), killed
+DEFEAT_NONE, DEFEAT_RESTRAINED, DEFEAT_SUBDUED, DEFEAT_OUT_OF_ACTION, DEFEAT_KILLED = 0, 1, 2, 3, 4
+CARD_NONE, CARD_DRAW = 0, 1
+SOURCE_NONE, SOURCE_DRAWN, SOURCE_UPRIGHT, SOURCE_REVERSED = 0, 1, 2, 3
+OUTCOME_NONE, OUTCOME_DECIDED, OUTCOME_CONTINUES = 0, 1, 2
+NUM_ACTIONS = 256
+PHASE_CHOOSE, PHASE_OVER = 0, 1
+
+# --- state layout ---------------------------------------------------------------
+PHASE = HEADER_SIZE
+EXCHANGE = PHASE + 1
+SCENE = EXCHANGE + 1
+FLUX = SCENE + 1
+WINNER = FLUX + 1
+PENDING = WINNER + 1
+SIDE = PENDING + 1
+F_CHARACTER, F_INJURIES, F_EDGES_LEFT, F_ACQUIRED_USED, F_FORCED, F_DEFEAT = range(6)
+SIDE_FIELDS = 8
+DECK = SIDE + 2 * SIDE_FIELDS
+DECK_POS = DECK + DECK_SIZE
+LAST = DECK_POS + 1
+L_ACTION, L_CARD, L_SOURCE, L_LEVELS, L_ATTACK, L_DEFENCE, L_INJURIES, L_EDGE, L_CONDITION, L_FORCED = range(10)
+LAST_FIELDS = 12
+LAST_OUTCOME = LAST + 2 * LAST_FIELDS
+LAST_WINNER = LAST_OUTCOME + 1
+LAST_ATTACKER = LAST_WINNER + 1  # contest: the attacking seat of the last exchange
+STATE_SIZE = LAST_ATTACKER + 1
+
+
+# --- decoding -------------------------------------------------------------------
+@njit
+def action_attack(a):
+    return (a >> 7) & 1
+
+
+@njit
+def action_defence(a):
+    return (a >> 6) & 1
+
+
+@njit
+def action_condition(a):
+    return (a >> 4) & 3
+
+
+@njit
+def action_card(a):
+    return (a >> 1) & 7
+
+
+@njit
+def action_edge(a):
+    return a & 1
+
+
+@njit
+def make_action(attack, defence, condition, card, edge):
+    return attack * 128 + defence * 64 + condition * 16 + card * 2 + edge
+
+
+# --- rules helpers ----------------------------------------------------------------
+@njit
+def out_of_action_at(stasis):
+    """Injuries that put a character out of action: its Stasis."""
+    return stasis
+
+
+@njit
+def killed_at(stasis):
+    """Fewest injuries that kill: more than 1.5 x Stasis (3 -> 5, 4 -> 7)."""
+    return (3 * stasis) // 2 + 1
+
+
+@njit
+def character_base(tables, character):
+    return T_CHARACTERS + character * CHARACTER_FIELDS
+
+
+@njit
+def base_aspect(state, tables, seat, aspect):
+    return tables[character_base(tables, state[SIDE + SIDE_FIELDS * seat + F_CHARACTER]) + C_ASPECT + aspect]
+
+
+@njit
+def effective_aspect(state, tables, seat, aspect):
+    """Aspect level with the character's and the scene's modifiers (never below 0)."""
+    c = character_base(tables, state[SIDE + SIDE_FIELDS * seat + F_CHARACTER])
+    level = tables[c + C_ASPECT + aspect] + tables[c + C_MODIFIER + aspect]
+    level += tables[T_SCENES + state[SCENE] * SCENE_FIELDS + S_MODIFIER + aspect]
+    return max(level, 0)
+
+
+@njit
+def allowed_condition(tables, condition):
+    """Threat level trivial: restrain/subdue; dangerous: subdue/wound; deadly: wound/kill."""
+    low = tables[T_THREAT]
+    return low <= condition <= low + 1
+
+
+@njit
+def card_levels(state, tables, seat, card, reversed_):
+    """Levels a card adds to the Aspect used: the Flux card (and The Vortex) one
+    step stronger, the drawer's War card one step better, its Fault card one
+    step worse."""
+    m = tables[T_CARD_MODIFIER + card]
+    if reversed_:
+        m = -m
+    if card == state[FLUX] or card == tables[T_VORTEX]:
+        if m > 0:
+            m += 1
+        elif m < 0:
+            m -= 1
+    c = character_base(tables, state[SIDE + SIDE_FIELDS * seat + F_CHARACTER])
+    if card == tables[c + C_WAR]:
+        m += 1
+    if card == tables[c + C_FAULT]:
+        m -= 1
+    return m
+
+
+@njit
+def contest_attacker(state):
+    return state[EXCHANGE] & 1
+
+
+@njit
+def side(seat, field):
+    return SIDE + SIDE_FIELDS * seat + field
+
+
+@njit
+def last(seat, field):
+    return LAST + LAST_FIELDS * seat + field
+
+
+# --- opening ----------------------------------------------------------------------
+@njit
+def _begin_exchange(state, tables):
+    """The GM may insist on a draw for each side (``forced_draw_p``)."""
+    ppm = tables[T_FORCED_PPM]
+    for s in range(2):
+        state[side(s, F_FORCED)] = 1 if ppm > 0 and rng_below(state, RNG_KEY, 1_000_000) < ppm else 0
+    state[CURRENT_PLAYER] = 0
+    state[PENDING] = -1
+
+
+@njit
+def init(state, tables):
+    n = tables[T_NUM_CHARACTERS]
+    for s in range(2):
+        fixed = tables[T_PAIR + s]
+        state[side(s, F_CHARACTER)] = fixed if fixed >= 0 else rng_below(state, RNG_KEY, n)
+        c = character_base(tables, state[side(s, F_CHARACTER)])
+        state[side(s, F_EDGES_LEFT)] = tables[c + C_EDGES]
+    state[SCENE] = tables[T_SCENE] if tables[T_SCENE] >= 0 else rng_below(state, RNG_KEY, tables[T_NUM_SCENES])
+    state[FLUX] = tables[T_SCENES + state[SCENE] * SCENE_FIELDS + S_FLUX]
+    for i in range(DECK_SIZE):
+        state[DECK + i] = i
+    rng_shuffle(state, RNG_KEY, state[DECK : DECK + DECK_SIZE], DECK_SIZE)
+    state[DECK_POS] = 0
+    state[WINNER] = -1
+    state[LAST_WINNER] = -1
+    state[LAST_ATTACKER] = -1
+    for s in range(2):
+        state[last(s, L_ACTION)] = -1
+        state[last(s, L_CARD)] = -1
+    state[PHASE] = PHASE_CHOOSE
+    _begin_exchange(state, tables)
+
+
+# --- legal actions -----------------------------------------------------------------
+@njit
+def action_legal(state, tables, seat, a):
+    mode = tables[T_MODE]
+    attack = action_attack(a)
+    defence = action_defence(a)
+    if mode == MODE_CONTEST:
+        if seat == contest_attacker(state):
+            if defence != 0:
+                return False
+        elif attack != 0:
+            return False
+    if not allowed_condition(tables, action_condition(a)):
+        return False
+    card = action_card(a)
+    if card == CARD_NONE and state[side(seat, F_FORCED)] == 1:
+        return False
+    if card >= 2:
+        if state[side(seat, F_ACQUIRED_USED)] == 1:
+            return False
+        c = character_base(tables, state[side(seat, F_CHARACTER)])
+        if (card - 2) // 2 >= tables[c + C_NUM_ACQUIRED]:
+            return False
+    if action_edge(a) == 1 and state[side(seat, F_EDGES_LEFT)] <= 0:
+        return False
+    return True
+
+
+@njit
+def legal_mask(state, tables, out):
+    out[:] = 0
+    if state[STATUS] != RUNNING:
+        return
+    seat = state[CURRENT_PLAYER]
+    for a in range(NUM_ACTIONS):
+        if action_legal(state, tables, seat, a):
+            out[a] = 1
+
+
+# --- resolution ----------------------------------------------------------------------
+@njit
+def _draw(state):
+    if state[DECK_POS] >= DECK_SIZE:
+        rng_shuffle(state, RNG_KEY, state[DECK : DECK + DECK_SIZE], DECK_SIZE)
+        state[DECK_POS] = 0
+    card = state[DECK + state[DECK_POS]]
+    state[DECK_POS] += 1
+    return card
+
+
+@njit
+def _take_card(state, tables, seat, a):
+    """Resolve the card part of a choice: returns (levels, escalation) and records it."""
+    choice = action_card(a)
+    card = -1
+    source = SOURCE_NONE
+    levels = 0
+    if choice == CARD_DRAW:
+        card = _draw(state)
+        source = SOURCE_DRAWN
+        levels = card_levels(state, tables, seat, card, False)
+    elif choice >= 2:
+        c = character_base(tables, state[side(seat, F_CHARACTER)])
+        card = tables[c + C_ACQUIRED + (choice - 2) // 2]
+        reversed_ = (choice - 2) % 2 == 1
+        source = SOURCE_REVERSED if reversed_ else SOURCE_UPRIGHT
+        levels = card_levels(state, tables, seat, card, reversed_)
+        state[side(seat, F_ACQUIRED_USED)] = 1
+    state[last(seat, L_CARD)] = card
+    state[last(seat, L_SOURCE)] = source
+    state[last(seat, L_LEVELS)] = levels
+    escalation = tables[T_CARD_ESCALATION + card] if card >= 0 else 0
+    return levels, escalation
+
+
+@njit
+def rulebook_injuries(condition, winner_value, loser_value):
+    """Injuries a defeat causes in contest and dramatic combat: restraint 0,
+    subdual 1, wounding the difference of the scores, killing the winner's score."""
+    if condition == RESTRAIN:
+        return 0
+    if condition == SUBDUE:
+        return 1
+    if condition == WOUND:
+        return max(winner_value - loser_value, 0)
+    return winner_value
+
+
+@njit
+def climactic_cap(condition, stasis):
+    """Most injuries a fighter's condition may bring the opponent to in
+    climactic combat (restraint at 1, subdual at 3, wounding just short of
+    death, killing without limit)."""
+    if condition == RESTRAIN:
+        return 1
+    if condition == SUBDUE:
+        return 3
+    if condition == WOUND:
+        return killed_at(stasis) - 1
+    return 1 << 30
+
+
+@njit
+def injury_defeat(injuries, stasis):
+    if injuries >= killed_at(stasis):
+        return DEFEAT_KILLED
+    if injuries >= out_of_action_at(stasis):
+        return DEFEAT_OUT_OF_ACTION
+    return DEFEAT_NONE
+
+
+@njit
+def _add_injuries(state, seat, n):
+    state[side(seat, F_INJURIES)] += n
+    state[last(seat, L_INJURIES)] += n
+
+
+@njit
+def _edge_tie(state, declared):
+    """Tie-break by Edges: returns the winning seat or -1; spends what was used."""
+    e0 = declared[0] == 1 and state[side(0, F_EDGES_LEFT)] > 0
+    e1 = declared[1] == 1 and state[side(1, F_EDGES_LEFT)] > 0
+    if e0:
+        state[side(0, F_EDGES_LEFT)] -= 1
+        state[last(0, L_EDGE)] = 1
+    if e1:
+        state[side(1, F_EDGES_LEFT)] -= 1
+        state[last(1, L_EDGE)] = 1
+    if e0 and not e1:
+        return 0
+    if e1 and not e0:
+        return 1
+    return -1
+
+
+@njit
+def _defeat_one(state, tables, loser, winner, winner_value, loser_value, condition):
+    """Contest/dramatic: ``loser`` is defeated under ``winner``'s condition."""
+    _add_injuries(state, loser, rulebook_injuries(condition, winner_value, loser_value))
+    stasis = base_aspect(state, tables, loser, STASIS)
+    state[side(loser, F_DEFEAT)] = max(condition + 1, injury_defeat(state[side(loser, F_INJURIES)], stasis))
+
+
+@njit
+def _finish(state, winner):
+    state[PHASE] = PHASE_OVER
+    state[STATUS] = TERMINATED
+    state[WINNER] = winner
+    if winner >= 0:
+        state[REWARDS + winner] = 1
+        state[REWARDS + 1 - winner] = -1
+
+
+@njit
+def _resolve(state, tables, actions):
+    mode = tables[T_MODE]
+    levels = np.zeros(2, dtype=np.int64)
+    condition = np.zeros(2, dtype=np.int64)
+    attack = np.zeros(2, dtype=np.int64)
+    defence = np.zeros(2, dtype=np.int64)
+    declared = np.zeros(2, dtype=np.int64)
+    for s in range(2):
+        a = actions[s]
+        for f in range(LAST_FIELDS):
+            state[last(s, f)] = 0
+        state[last(s, L_ACTION)] = a
+        state[last(s, L_FORCED)] = state[side(s, F_FORCED)]
+        levels[s], escalation = _take_card(state, tables, s, a)
+        # an escalation card raises the severity of the defeat by one or two steps
+        condition[s] = min(action_condition(a) + escalation, KILL)
+        state[last(s, L_CONDITION)] = condition[s]
+        attack[s] = effective_aspect(state, tables, s, action_attack(a)) + levels[s]
+        defence[s] = effective_aspect(state, tables, s, 2 + action_defence(a)) + levels[s]
+        declared[s] = action_edge(a)
+    winner = -1
+    outcome = OUTCOME_CONTINUES
+    if mode == MODE_CONTEST:
+        r = contest_attacker(state)
+        d = 1 - r
+        state[LAST_ATTACKER] = r
+        score = np.zeros(2, dtype=np.int64)
+        score[r] = attack[r]
+        score[d] = defence[d]
+        state[last(r, L_ATTACK)] = attack[r]
+        state[last(d, L_DEFENCE)] = defence[d]
+        if score[0] != score[1]:
+            winner = 0 if score[0] > score[1] else 1
+        else:
+            winner = _edge_tie(state, declared)
+        if winner >= 0:
+            loser = 1 - winner
+            _defeat_one(state, tables, loser, winner, score[winner], score[loser], condition[winner])
+            outcome = OUTCOME_DECIDED
+    elif mode == MODE_DRAMATIC:
+        total = np.zeros(2, dtype=np.int64)
+        for s in range(2):
+            state[last(s, L_ATTACK)] = attack[s]
+            state[last(s, L_DEFENCE)] = defence[s]
+            total[s] = attack[s] + defence[s]
+        if total[0] != total[1]:
+            winner = 0 if total[0] > total[1] else 1
+        else:
+            winner = _edge_tie(state, declared)
+        if winner >= 0:
+            loser = 1 - winner
+            _defeat_one(state, tables, loser, winner, total[winner], total[loser], condition[winner])
+            # the winner may still be injured: the loser's attack got through its defence
+            if attack[loser] > defence[winner]:
+                _add_injuries(state, winner, rulebook_injuries(condition[loser], attack[loser], defence[winner]))
+                stasis = base_aspect(state, tables, winner, STASIS)
+                state[side(winner, F_DEFEAT)] = injury_defeat(state[side(winner, F_INJURIES)], stasis)
+            outcome = OUTCOME_DECIDED
+    else:
+        for s in range(2):
+            o = 1 - s
+            state[last(s, L_ATTACK)] = attack[s]
+            state[last(s, L_DEFENCE)] = defence[s]
+            margin = attack[s] - defence[o]
+            if margin == 0 and declared[s] == 1 and state[side(s, F_EDGES_LEFT)] > 0:
+                # an Edge turns an evenly matched attack into a hit
+                state[side(s, F_EDGES_LEFT)] -= 1
+                state[last(s, L_EDGE)] = 1
+                margin = 1
+            if margin > 0:
+                stasis = base_aspect(state, tables, o, STASIS)
+                before = state[side(o, F_INJURIES)]
+                after = min(before + margin, max(before, climactic_cap(condition[s], stasis)))
+                _add_injuries(state, o, after - before)
+                hurt = injury_defeat(after, stasis)
+                if hurt == DEFEAT_NONE and condition[s] == RESTRAIN and after >= 1:
+                    hurt = DEFEAT_RESTRAINED
+                if hurt == DEFEAT_NONE and condition[s] == SUBDUE and after >= 3:
+                    hurt = DEFEAT_SUBDUED
+                state[side(o, F_DEFEAT)] = max(state[side(o, F_DEFEAT)], hurt)
+        down0 = state[side(0, F_DEFEAT)] != DEFEAT_NONE
+        down1 = state[side(1, F_DEFEAT)] != DEFEAT_NONE
+        if down0 or down1:
+            outcome = OUTCOME_DECIDED
+            winner = -1 if down0 and down1 else (1 if down0 else 0)
+        # Stasis 10 heals all injuries moments after they are inflicted
+        for s in range(2):
+            if state[side(s, F_DEFEAT)] == DEFEAT_NONE and base_aspect(state, tables, s, STASIS) >= 10:
+                state[side(s, F_INJURIES)] = 0
+    if mode == MODE_DRAMATIC and winner >= 0 and state[side(winner, F_DEFEAT)] != DEFEAT_NONE:
+        winner = -1  # both fell
+    state[LAST_OUTCOME] = outcome
+    state[LAST_WINNER] = winner
+    state[EXCHANGE] += 1
+    if outcome == OUTCOME_DECIDED:
+        _finish(state, winner)
+    elif state[EXCHANGE] >= tables[T_MAX_EXCHANGES]:
+        state[PHASE] = PHASE_OVER
+        state[STATUS] = TRUNCATED
+    else:
+        _begin_exchange(state, tables)
+
+
+@njit
+def step(state, tables, action):
+    state[REWARDS] = 0
+    state[REWARDS + 1] = 0
+    if state[CURRENT_PLAYER] == 0:
+        state[PENDING] = action  # hidden until seat 1 has chosen
+        state[CURRENT_PLAYER] = 1
+        return
+    actions = np.empty(2, dtype=np.int64)
+    actions[0] = state[PENDING]
+    actions[1] = action
+    state[PENDING] = -1
+    _resolve(state, tables, actions)
+
+
+# --- observation --------------------------------------------------------------------
+O_OWN_ASPECTS = 0  # 4 base Aspects / 10
+O_OWN_EFFECTIVE = 4  # 4 with modifiers / 10
+O_OPP_ASPECTS = 8
+O_OPP_EFFECTIVE = 12
+O_INJURIES = 16  # own, opponent: injuries / 16
+O_OUT_AT = 18  # own, opponent: Stasis (out of action) / 16
+O_KILLED_AT = 20  # own, opponent: killed at / 16
+O_EDGES = 22  # own, opponent Edges left / 3
+O_ACQUIRED = 24  # 3 slots x (held, modifier / 2, escalation / 2)
+O_ACQUIRED_USED = 33  # own, opponent
+O_FORCED = 35  # the GM insists that I draw this exchange
+O_FLUX = 36  # 36 one-hot
+O_WAR = O_FLUX + DECK_SIZE  # own War card one-hot
+O_FAULT = O_WAR + DECK_SIZE  # own Fault card one-hot
+O_DECK = O_FAULT + DECK_SIZE  # 36: 1 while the card is still in the deck
+O_DECK_SIZE = O_DECK + DECK_SIZE  # cards left / 36
+O_MODE = O_DECK_SIZE + 1  # 3 one-hot
+O_THREAT = O_MODE + 3  # 3 one-hot
+O_EXCHANGE = O_THREAT + 3  # exchanges / max_exchanges
+O_SEAT = O_EXCHANGE + 1  # 1 for seat 1 (decides second, not seeing seat 0's choice)
+O_ATTACKER = O_SEAT + 1  # contest: 1 if I attack this exchange
+O_LAST = O_ATTACKER + 1  # 2 blocks (own, opponent) of LAST_BLOCK
+LB_ATTACK = 0  # 2 one-hot
+LB_DEFENCE = 2  # 2 one-hot
+LB_CONDITION = 4  # 4 one-hot (after escalation)
+LB_SOURCE = 8  # 4 one-hot: none, drawn, acquired upright, reversed
+LB_LEVELS = 12  # card levels / 3
+LB_ATTACK_VALUE = 13  # / 16
+LB_DEFENCE_VALUE = 14  # / 16
+LB_INJURIES = 15  # injuries taken / 16
+LB_EDGE = 16
+LB_FORCED = 17
+LB_CARD = 18  # 36 one-hot
+LAST_BLOCK = LB_CARD + DECK_SIZE
+O_OUTCOME = O_LAST + 2 * LAST_BLOCK  # 3 one-hot: none, decided, continues
+O_LAST_WINNER = O_OUTCOME + 3  # 2: I won it, the opponent won it
+OBS_SIZE = O_LAST_WINNER + 2
+
+
+@njit
+def _unit(x):
+    """Clip a scaled feature into the observation box [-1, 1]."""
+    return min(max(x, -1.0), 1.0)
+
+
+@njit
+def observe(state, tables, player, out):
+    out[:] = 0.0
+    me = player
+    them = 1 - player
+    for k in range(2):
+        s = me if k == 0 else them
+        for a in range(4):
+            out[O_OWN_ASPECTS + 8 * k + a] = base_aspect(state, tables, s, a) / 10.0
+            out[O_OWN_EFFECTIVE + 8 * k + a] = _unit(effective_aspect(state, tables, s, a) / 10.0)
+        stasis = base_aspect(state, tables, s, STASIS)
+        out[O_INJURIES + k] = _unit(state[side(s, F_INJURIES)] / 16.0)
+        out[O_OUT_AT + k] = out_of_action_at(stasis) / 16.0
+        out[O_KILLED_AT + k] = killed_at(stasis) / 16.0
+        out[O_EDGES + k] = state[side(s, F_EDGES_LEFT)] / 3.0
+        out[O_ACQUIRED_USED + k] = state[side(s, F_ACQUIRED_USED)]
+    c = character_base(tables, state[side(me, F_CHARACTER)])
+    for i in range(tables[c + C_NUM_ACQUIRED]):
+        card = tables[c + C_ACQUIRED + i]
+        out[O_ACQUIRED + 3 * i] = 1.0
+        out[O_ACQUIRED + 3 * i + 1] = tables[T_CARD_MODIFIER + card] / 2.0
+        out[O_ACQUIRED + 3 * i + 2] = tables[T_CARD_ESCALATION + card] / 2.0
+    out[O_FORCED] = state[side(me, F_FORCED)]
+    out[O_FLUX + state[FLUX]] = 1.0
+    out[O_WAR + tables[c + C_WAR]] = 1.0
+    out[O_FAULT + tables[c + C_FAULT]] = 1.0
+    for i in range(state[DECK_POS], DECK_SIZE):
+        out[O_DECK + state[DECK + i]] = 1.0
+    out[O_DECK_SIZE] = (DECK_SIZE - state[DECK_POS]) / DECK_SIZE
+    out[O_MODE + tables[T_MODE]] = 1.0
+    out[O_THREAT + tables[T_THREAT]] = 1.0
+    out[O_EXCHANGE] = state[EXCHANGE] / max(tables[T_MAX_EXCHANGES], 1)
+    out[O_SEAT] = me
+    if tables[T_MODE] == MODE_CONTEST and contest_attacker(state) == me:
+        out[O_ATTACKER] = 1.0
+    if state[last(0, L_ACTION)] >= 0:
+        for k in range(2):
+            s = me if k == 0 else them
+            base = O_LAST + k * LAST_BLOCK
+            a = state[last(s, L_ACTION)]
+            out[base + LB_ATTACK + action_attack(a)] = 1.0
+            out[base + LB_DEFENCE + action_defence(a)] = 1.0
+            out[base + LB_CONDITION + state[last(s, L_CONDITION)]] = 1.0
+            out[base + LB_SOURCE + state[last(s, L_SOURCE)]] = 1.0
+            out[base + LB_LEVELS] = _unit(state[last(s, L_LEVELS)] / 3.0)
+            out[base + LB_ATTACK_VALUE] = _unit(state[last(s, L_ATTACK)] / 16.0)
+            out[base + LB_DEFENCE_VALUE] = _unit(state[last(s, L_DEFENCE)] / 16.0)
+            out[base + LB_INJURIES] = _unit(state[last(s, L_INJURIES)] / 16.0)
+            out[base + LB_EDGE] = state[last(s, L_EDGE)]
+            out[base + LB_FORCED] = state[last(s, L_FORCED)]
+            if state[last(s, L_CARD)] >= 0:
+                out[base + LB_CARD + state[last(s, L_CARD)]] = 1.0
+        out[O_OUTCOME + state[LAST_OUTCOME]] = 1.0
+        if state[LAST_WINNER] >= 0:
+            out[O_LAST_WINNER + (0 if state[LAST_WINNER] == me else 1)] = 1.0
