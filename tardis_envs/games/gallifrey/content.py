@@ -101,18 +101,19 @@ class Content:
         return [c.name for c in self.cards].index(name)
 
     def character_index(self, name: str) -> int:
-        wanted = name.strip().lower()
-        for i, c in enumerate(self.characters):
-            if c.name.lower() == wanted:
-                return i
-        raise ValueError(f"gallifrey_duel_v0: unknown character {name!r}; roster: {', '.join(c.name for c in self.characters)}")
+        return _find([c.name for c in self.characters], name, "character", "roster")
 
     def scene_index(self, name: str) -> int:
-        wanted = name.strip().lower()
-        for i, s in enumerate(self.scenes):
-            if s.name.lower() == wanted:
-                return i
-        raise ValueError(f"gallifrey_duel_v0: unknown scene {name!r}; scenes: {', '.join(s.name for s in self.scenes)}")
+        return _find([s.name for s in self.scenes], name, "scene", "scenes")
+
+
+def _find(names: list[str], name: str, what: str, listing: str) -> int:
+    """Index of ``name`` among ``names`` (case and outer blanks ignored) or a ValueError listing them."""
+    wanted = name.strip().lower()
+    for i, candidate in enumerate(names):
+        if candidate.lower() == wanted:
+            return i
+    raise ValueError(f"gallifrey_duel_v0: unknown {what} {name!r}; {listing}: {', '.join(names)}")
 
 
 def _fail(source: str, where: str, problem: str) -> ValueError:

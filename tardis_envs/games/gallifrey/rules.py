@@ -165,13 +165,6 @@ def effective_aspect(state, tables, seat, aspect):
 
 
 @njit
-def allowed_condition(tables, condition):
-    """Threat level trivial: restrain/subdue; dangerous: subdue/wound; deadly: wound/kill."""
-    low = tables[T_THREAT]
-    return low <= condition <= low + 1
-
-
-@njit
 def card_levels(state, tables, seat, card, reversed_):
     """Levels a card adds to the Aspect used: the Flux card (and The Vortex) one
     step stronger, the drawer's War card one step better, its Fault card one
@@ -242,43 +235,40 @@ def init(state, tables):
     _begin_exchange(state, tables)
 
 
-# --- legal actions -----------------------------------------------------------------
-@njit
-def action_legal(state, tables, seat, a):
-    mode = tables[T_MODE]
-    attack = action_attack(a)
-    defence = action_defence(a)
-    if mode == MODE_CONTEST:
-        if seat == contest_attacker(state):
-            if defence != 0:
-                return False
-        elif attack != 0:
-            return False
-    if not allowed_condition(tables, action_condition(a)):
-        return False
-    card = action_card(a)
-    if card == CARD_NONE and state[side(seat, F_FORCED)] == 1:
-        return False
-    if card >= 2:
-        if state[side(seat, F_ACQUIRED_USED)] == 1:
-            return False
-        c = character_base(tables, state[side(seat, F_CHARACTER)])
-        if (card - 2) // 2 >= tables[c + C_NUM_ACQUIRED]:
-            return False
-    if action_edge(a) == 1 and state[side(seat, F_EDGES_LEFT)] <= 0:
-        return False
-    return True
-
-
+# --- legal actions (threat level trivial: restrain/subdue; dangerous: subdue/wound; deadly: wound/kill)
 @njit
 def legal_mask(state, tables, out):
+    """Each part of a choice is legal on its own, so the mask is the product of
+    the legal Aspects (contest: the role's only), the two conditions of the
+    Threat Level, the cards (no card unless the GM insists; the Acquired
+    cards held, unless used) and the Edge (with Edges left)."""
     out[:] = 0
     if state[STATUS] != RUNNING:
         return
     seat = state[CURRENT_PLAYER]
-    for a in range(NUM_ACTIONS):
-        if action_legal(state, tables, seat, a):
-            out[a] = 1
+    attacks = 2
+    defences = 2
+    if tables[T_MODE] == MODE_CONTEST:
+        if seat == contest_attacker(state):
+            defences = 1
+        else:
+            attacks = 1
+    low = tables[T_THREAT]
+    cards = 1 << CARD_DRAW  # bit set of the legal card choices (no array: a hot path)
+    if state[side(seat, F_FORCED)] == 0:
+        cards |= 1 << CARD_NONE
+    if state[side(seat, F_ACQUIRED_USED)] == 0:
+        held = tables[character_base(tables, state[side(seat, F_CHARACTER)]) + C_NUM_ACQUIRED]
+        for card in range(2, 2 + 2 * held):
+            cards |= 1 << card
+    edges = 2 if state[side(seat, F_EDGES_LEFT)] > 0 else 1
+    for attack in range(attacks):
+        for defence in range(defences):
+            for condition in range(low, low + 2):
+                for card in range(8):
+                    if (cards >> card) & 1:
+                        for edge in range(edges):
+                            out[make_action(attack, defence, condition, card, edge)] = 1
 
 
 # --- resolution ----------------------------------------------------------------------
@@ -360,10 +350,10 @@ def _add_injuries(state, seat, n):
 
 
 @njit
-def _edge_tie(state, declared):
-    """Tie-break by Edges: returns the winning seat or -1; spends what was used."""
-    e0 = declared[0] == 1 and state[side(0, F_EDGES_LEFT)] > 0
-    e1 = declared[1] == 1 and state[side(1, F_EDGES_LEFT)] > 0
+def _edge_tie(state):
+    """Tie-break by declared Edges: returns the winning seat or -1; spends what was used."""
+    e0 = action_edge(state[last(0, L_ACTION)]) == 1 and state[side(0, F_EDGES_LEFT)] > 0
+    e1 = action_edge(state[last(1, L_ACTION)]) == 1 and state[side(1, F_EDGES_LEFT)] > 0
     if e0:
         state[side(0, F_EDGES_LEFT)] -= 1
         state[last(0, L_EDGE)] = 1
@@ -396,71 +386,63 @@ def _finish(state, winner):
 
 
 @njit
-def _resolve(state, tables, actions):
+def _reveal(state, tables, seat, a):
+    """Record ``seat``'s revealed choice: its card, condition (escalated) and
+    attack and defence values (Aspect + modifiers + the card's levels)."""
+    for f in range(LAST_FIELDS):
+        state[last(seat, f)] = 0
+    state[last(seat, L_ACTION)] = a
+    state[last(seat, L_FORCED)] = state[side(seat, F_FORCED)]
+    levels, escalation = _take_card(state, tables, seat, a)
+    # an escalation card raises the severity of the defeat by one or two steps
+    state[last(seat, L_CONDITION)] = min(action_condition(a) + escalation, KILL)
+    state[last(seat, L_ATTACK)] = effective_aspect(state, tables, seat, action_attack(a)) + levels
+    state[last(seat, L_DEFENCE)] = effective_aspect(state, tables, seat, 2 + action_defence(a)) + levels
+
+
+@njit
+def _resolve(state, tables, first, second):
+    """Both choices revealed: play out the exchange (no arrays allocated: this
+    runs in every batched step)."""
     mode = tables[T_MODE]
-    levels = np.zeros(2, dtype=np.int64)
-    condition = np.zeros(2, dtype=np.int64)
-    attack = np.zeros(2, dtype=np.int64)
-    defence = np.zeros(2, dtype=np.int64)
-    declared = np.zeros(2, dtype=np.int64)
-    for s in range(2):
-        a = actions[s]
-        for f in range(LAST_FIELDS):
-            state[last(s, f)] = 0
-        state[last(s, L_ACTION)] = a
-        state[last(s, L_FORCED)] = state[side(s, F_FORCED)]
-        levels[s], escalation = _take_card(state, tables, s, a)
-        # an escalation card raises the severity of the defeat by one or two steps
-        condition[s] = min(action_condition(a) + escalation, KILL)
-        state[last(s, L_CONDITION)] = condition[s]
-        attack[s] = effective_aspect(state, tables, s, action_attack(a)) + levels[s]
-        defence[s] = effective_aspect(state, tables, s, 2 + action_defence(a)) + levels[s]
-        declared[s] = action_edge(a)
+    _reveal(state, tables, 0, first)
+    _reveal(state, tables, 1, second)
     winner = -1
     outcome = OUTCOME_CONTINUES
-    if mode == MODE_CONTEST:
-        r = contest_attacker(state)
-        d = 1 - r
-        state[LAST_ATTACKER] = r
-        score = np.zeros(2, dtype=np.int64)
-        score[r] = attack[r]
-        score[d] = defence[d]
-        state[last(r, L_ATTACK)] = attack[r]
-        state[last(d, L_DEFENCE)] = defence[d]
-        if score[0] != score[1]:
-            winner = 0 if score[0] > score[1] else 1
+    if mode == MODE_CONTEST or mode == MODE_DRAMATIC:
+        if mode == MODE_CONTEST:
+            r = contest_attacker(state)
+            state[LAST_ATTACKER] = r
+            score0 = state[last(0, L_ATTACK)] if r == 0 else state[last(0, L_DEFENCE)]
+            score1 = state[last(1, L_ATTACK)] if r == 1 else state[last(1, L_DEFENCE)]
         else:
-            winner = _edge_tie(state, declared)
+            score0 = state[last(0, L_ATTACK)] + state[last(0, L_DEFENCE)]
+            score1 = state[last(1, L_ATTACK)] + state[last(1, L_DEFENCE)]
+        if score0 != score1:
+            winner = 0 if score0 > score1 else 1
+        else:
+            winner = _edge_tie(state)
         if winner >= 0:
             loser = 1 - winner
-            _defeat_one(state, tables, loser, winner, score[winner], score[loser], condition[winner])
+            win_score = score0 if winner == 0 else score1
+            lose_score = score1 if winner == 0 else score0
+            _defeat_one(state, tables, loser, winner, win_score, lose_score, state[last(winner, L_CONDITION)])
             outcome = OUTCOME_DECIDED
-    elif mode == MODE_DRAMATIC:
-        total = np.zeros(2, dtype=np.int64)
-        for s in range(2):
-            state[last(s, L_ATTACK)] = attack[s]
-            state[last(s, L_DEFENCE)] = defence[s]
-            total[s] = attack[s] + defence[s]
-        if total[0] != total[1]:
-            winner = 0 if total[0] > total[1] else 1
-        else:
-            winner = _edge_tie(state, declared)
-        if winner >= 0:
-            loser = 1 - winner
-            _defeat_one(state, tables, loser, winner, total[winner], total[loser], condition[winner])
-            # the winner may still be injured: the loser's attack got through its defence
-            if attack[loser] > defence[winner]:
-                _add_injuries(state, winner, rulebook_injuries(condition[loser], attack[loser], defence[winner]))
+            # dramatic: the winner may still be injured when the loser's attack got through its defence
+            loser_attack = state[last(loser, L_ATTACK)]
+            winner_defence = state[last(winner, L_DEFENCE)]
+            if mode == MODE_DRAMATIC and loser_attack > winner_defence:
+                _add_injuries(state, winner, rulebook_injuries(state[last(loser, L_CONDITION)], loser_attack, winner_defence))
                 stasis = base_aspect(state, tables, winner, STASIS)
                 state[side(winner, F_DEFEAT)] = injury_defeat(state[side(winner, F_INJURIES)], stasis)
-            outcome = OUTCOME_DECIDED
+                if state[side(winner, F_DEFEAT)] != DEFEAT_NONE:
+                    winner = -1  # both fell
     else:
         for s in range(2):
             o = 1 - s
-            state[last(s, L_ATTACK)] = attack[s]
-            state[last(s, L_DEFENCE)] = defence[s]
-            margin = attack[s] - defence[o]
-            if margin == 0 and declared[s] == 1 and state[side(s, F_EDGES_LEFT)] > 0:
+            condition = state[last(s, L_CONDITION)]
+            margin = state[last(s, L_ATTACK)] - state[last(o, L_DEFENCE)]
+            if margin == 0 and action_edge(state[last(s, L_ACTION)]) == 1 and state[side(s, F_EDGES_LEFT)] > 0:
                 # an Edge turns an evenly matched attack into a hit
                 state[side(s, F_EDGES_LEFT)] -= 1
                 state[last(s, L_EDGE)] = 1
@@ -468,12 +450,12 @@ def _resolve(state, tables, actions):
             if margin > 0:
                 stasis = base_aspect(state, tables, o, STASIS)
                 before = state[side(o, F_INJURIES)]
-                after = min(before + margin, max(before, climactic_cap(condition[s], stasis)))
+                after = min(before + margin, max(before, climactic_cap(condition, stasis)))
                 _add_injuries(state, o, after - before)
                 hurt = injury_defeat(after, stasis)
-                if hurt == DEFEAT_NONE and condition[s] == RESTRAIN and after >= 1:
+                if hurt == DEFEAT_NONE and condition == RESTRAIN and after >= 1:
                     hurt = DEFEAT_RESTRAINED
-                if hurt == DEFEAT_NONE and condition[s] == SUBDUE and after >= 3:
+                if hurt == DEFEAT_NONE and condition == SUBDUE and after >= 3:
                     hurt = DEFEAT_SUBDUED
                 state[side(o, F_DEFEAT)] = max(state[side(o, F_DEFEAT)], hurt)
         down0 = state[side(0, F_DEFEAT)] != DEFEAT_NONE
@@ -485,8 +467,6 @@ def _resolve(state, tables, actions):
         for s in range(2):
             if state[side(s, F_DEFEAT)] == DEFEAT_NONE and base_aspect(state, tables, s, STASIS) >= 10:
                 state[side(s, F_INJURIES)] = 0
-    if mode == MODE_DRAMATIC and winner >= 0 and state[side(winner, F_DEFEAT)] != DEFEAT_NONE:
-        winner = -1  # both fell
     state[LAST_OUTCOME] = outcome
     state[LAST_WINNER] = winner
     state[EXCHANGE] += 1
@@ -507,11 +487,9 @@ def step(state, tables, action):
         state[PENDING] = action  # hidden until seat 1 has chosen
         state[CURRENT_PLAYER] = 1
         return
-    actions = np.empty(2, dtype=np.int64)
-    actions[0] = state[PENDING]
-    actions[1] = action
+    first = state[PENDING]
     state[PENDING] = -1
-    _resolve(state, tables, actions)
+    _resolve(state, tables, first, action)
 
 
 # --- observation --------------------------------------------------------------------
