@@ -31,7 +31,6 @@ from tardis_envs.games.gallifrey.rules import (
     F_EDGES_LEFT,
     F_FORCED,
     F_INJURIES,
-    MODE_CLIMACTIC,
     MODE_CONTEST,
     MODE_DRAMATIC,
     base_aspect,

@@ -1,6 +1,5 @@
 """The Dr. Who Chess heuristic: it uses the TARDIS (hides a threatened queen,
 travels back in time to undo a blunder) and beats random play."""
-import numpy as np
 import pytest
 
 import tardis_envs

@@ -73,7 +73,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit
-from ...core.state import CURRENT_PLAYER, HEADER_SIZE, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
+from ...core.rewards import clear_rewards, reward_win
+from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RUNNING, STATUS, TERMINATED, TRUNCATED
 
 # --- pieces ---------------------------------------------------------------
 EMPTY = 0
@@ -1273,9 +1274,7 @@ def _finish(state, winner, reason, status):
     state[PHASE] = PHASE_OVER
     state[WINNER] = winner
     state[REASON] = reason
-    if winner >= 0:
-        state[REWARDS + winner] = 1
-        state[REWARDS + 1 - winner] = -1
+    reward_win(state, winner, 2)
 
 
 @njit
@@ -1387,8 +1386,7 @@ def _begin_turn_record(state):
 
 @njit
 def step(state, tables, action):
-    for p in range(2):
-        state[REWARDS + p] = 0
+    clear_rewards(state)
     mover = state[CURRENT_PLAYER]
     phase = state[PHASE]
     if phase == PHASE_EVICT:

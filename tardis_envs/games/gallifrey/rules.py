@@ -35,11 +35,10 @@ attacker's ``defence`` and the defender's ``attack`` must be 0 (unused).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ...core.jit import njit
 from ...core.rng import rng_below, rng_shuffle
-from ...core.state import CURRENT_PLAYER, HEADER_SIZE, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
+from ...core.rewards import clear_rewards, reward_win
+from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
 from .content import (
     C_ACQUIRED,
     C_ASPECT,
@@ -50,7 +49,6 @@ from .content import (
     C_WAR,
     CHARACTER_FIELDS,
     DECK_SIZE,
-    MAX_ACQUIRED,
     S_FLUX,
     S_MODIFIER,
     SCENE_FIELDS,
@@ -380,9 +378,7 @@ def _finish(state, winner):
     state[PHASE] = PHASE_OVER
     state[STATUS] = TERMINATED
     state[WINNER] = winner
-    if winner >= 0:
-        state[REWARDS + winner] = 1
-        state[REWARDS + 1 - winner] = -1
+    reward_win(state, winner, 2)
 
 
 @njit
@@ -481,8 +477,7 @@ def _resolve(state, tables, first, second):
 
 @njit
 def step(state, tables, action):
-    state[REWARDS] = 0
-    state[REWARDS + 1] = 0
+    clear_rewards(state)
     if state[CURRENT_PLAYER] == 0:
         state[PENDING] = action  # hidden until seat 1 has chosen
         state[CURRENT_PLAYER] = 1

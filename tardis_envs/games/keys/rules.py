@@ -69,7 +69,8 @@ import numpy as np
 
 from ...core.jit import njit
 from ...core.rng import rng_shuffle
-from ...core.state import CURRENT_PLAYER, HEADER_SIZE, MAX_PLAYERS, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
+from ...core.rewards import clear_rewards, reward_win
+from ...core.state import CURRENT_PLAYER, HEADER_SIZE, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
 from .content import (
     CENTRE,
     GRID,
@@ -358,8 +359,7 @@ def win(state, tables, seat):
     state[STATUS] = TERMINATED
     state[PHASE] = PHASE_OVER
     state[WINNER] = seat
-    for s in range(tables[T_NUM_PLAYERS]):
-        state[REWARDS + s] = 1 if s == seat else -1
+    reward_win(state, seat, tables[T_NUM_PLAYERS])
 
 
 @njit
@@ -604,8 +604,7 @@ def clear_last(state, seat, action):
 
 @njit
 def step(state, tables, action):
-    for p in range(MAX_PLAYERS):
-        state[REWARDS + p] = 0
+    clear_rewards(state)
     seat = state[CURRENT_PLAYER]
     clear_last(state, seat, action)
     phase = state[PHASE]

@@ -45,11 +45,10 @@ import numpy as np
 
 from ...core.jit import njit
 from ...core.rng import rng_bit
+from ...core.rewards import clear_rewards, reward_win
 from ...core.state import (
     CURRENT_PLAYER,
     HEADER_SIZE,
-    MAX_PLAYERS,
-    REWARDS,
     RNG_KEY,
     RUNNING,
     STATUS,
@@ -198,8 +197,7 @@ def win(state, seat):
     state[STATUS] = TERMINATED
     state[PHASE] = PHASE_OVER
     state[WINNER] = seat
-    state[REWARDS + seat] = 1
-    state[REWARDS + 1 - seat] = -1
+    reward_win(state, seat, NUM_SEATS)
 
 
 @njit
@@ -363,8 +361,7 @@ def init(state, tables):
 
 @njit
 def step(state, tables, action):
-    for p in range(MAX_PLAYERS):
-        state[REWARDS + p] = 0
+    clear_rewards(state)
     seat = state[CURRENT_PLAYER]
     if state[PHASE] == PHASE_EXTRA_MOVE:
         resolve_extra(state, tables, seat, action == TAKE_EXTRA)
