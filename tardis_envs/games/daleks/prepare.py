@@ -1,0 +1,216 @@
+"""Time of the Daleks, step 1 of a Doctor turn: the turn's start and the Prepare step.
+
+At the start of the Prepare step the Doctor gains two Sonic Charge tokens (up to five),
+before any card is used. The Doctor's and Companions' own Prepare effects that cost
+nothing are then applied at once (ruling: they only gain, so a player would always use
+them). Then, in any order, as often as allowed: install an Equipment card from hand into
+a free Equipment slot paying its Sonic cost (the Eleventh Doctor one less), uninstall
+(discard) an installed Equipment card, dismiss a Companion (shuffled back into its
+deck), play a Prepare / Anytime Event or Transfer card, use an installed Equipment
+card's Prepare ability, The Doctor's Library Card's trade and TARDIS Tune-Up's switch;
+then end the step.
+"""
+from __future__ import annotations
+
+from ...core.jit import njit
+from ...core.rng import rng_below
+from ...core.state import RNG_KEY
+from .abilities import CTX_PREPARE, ab, activate, card_field, holds, sonic_cost, usable
+from .common import add_sonic, discard_card, equipment_slot_of, hand_size, remove_companion
+from .content import (
+    AB_EFFECT,
+    AB_GROUP,
+    AB_OWNER,
+    AB_OWNER_KIND,
+    AB_COST,
+    AB_TIMING,
+    CT_EQUIPMENT,
+    D_DISCOUNT,
+    DOCTOR_FIELDS,
+    E_SWAP_RANDOM_CARD,
+    E_TRADE_EQUIPMENT,
+    K_COST,
+    K_TYPE,
+    MAX_ABILITIES,
+    NUM_CARDS,
+    NUM_COLOURS,
+    NUM_COMPANIONS,
+    OWN_CARD,
+    T_DOCTORS,
+    T_NUM_ABILITIES,
+    T_NUM_PLAYERS,
+    TM_ANYTIME,
+    TM_PREPARE,
+)
+from .layout import (
+    A_ABILITY,
+    A_DISMISS,
+    A_DONE,
+    A_INSTALL,
+    A_SEAT,
+    A_TRADE,
+    A_UNINSTALL,
+    ACTIVE,
+    CARD_PLACE,
+    COMPANION_PLACE,
+    DIE_COLOUR,
+    DOCTOR,
+    DRAWN,
+    EQUIPMENT,
+    EQUIPMENT_SLOTS,
+    FACE_CHANGED,
+    GIVE_CARD,
+    HELP_MODE,
+    HELPER,
+    LAST_TARDIS_DIE,
+    MAX_DICE,
+    PLACE_DECK,
+    PLACE_INSTALLED,
+    POOL,
+    S_PREPARE,
+    S_TRAVEL,
+    SEL_ABILITY,
+    SEL_MASK,
+    SONIC,
+    STAGE,
+    USED,
+)
+
+
+@njit
+def find_row(tables, effect):
+    for r in range(tables[T_NUM_ABILITIES]):
+        if ab(tables, r, AB_EFFECT) == effect:
+            return r
+    return -1
+
+
+@njit
+def turn_start(state, tables):
+    seat = state[ACTIVE]
+    for r in range(MAX_ABILITIES):
+        state[USED + r] = 0
+    state[HELPER] = -1
+    state[HELP_MODE] = 0
+    for c in range(2 * NUM_COLOURS):
+        state[POOL + c] = 0
+    for d in range(MAX_DICE):
+        state[DIE_COLOUR + d] = -1
+    state[FACE_CHANGED] = 0
+    state[SEL_ABILITY] = -1
+    state[SEL_MASK] = 0
+    state[GIVE_CARD] = -1
+    state[DRAWN] = -1
+    state[DRAWN + 1] = -1
+    state[LAST_TARDIS_DIE] = -1
+    add_sonic(state, seat, 2)
+    for r in range(tables[T_NUM_ABILITIES]):
+        if ab(tables, r, AB_OWNER_KIND) == OWN_CARD or ab(tables, r, AB_COST) != 0:
+            continue
+        if usable(state, tables, seat, r, CTX_PREPARE, -1):
+            activate(state, tables, seat, r, -1, S_PREPARE)
+    state[STAGE] = S_PREPARE
+
+
+@njit
+def install_cost(state, tables, seat, c):
+    cost = card_field(tables, c, K_COST) - tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + D_DISCOUNT]
+    return max(cost, 0)
+
+
+@njit
+def free_equipment_slot(state, seat):
+    return equipment_slot_of(state, seat, -1)
+
+
+@njit
+def special_ready(state, tables, seat, effect, installed):
+    """Row of the trade / switch card if ``seat`` may use it now, else -1."""
+    r = find_row(tables, effect)
+    if r < 0 or not holds(state, tables, seat, r) or state[USED + ab(tables, r, AB_GROUP)]:
+        return -1
+    timing = ab(tables, r, AB_TIMING)
+    if timing != TM_PREPARE and timing != TM_ANYTIME:
+        return -1
+    if state[SONIC + seat] < sonic_cost(tables, r):
+        return -1
+    return r
+
+
+@njit
+def prepare_mask(state, tables, out):
+    seat = state[ACTIVE]
+    n = tables[T_NUM_PLAYERS]
+    out[A_DONE] = 1
+    free = free_equipment_slot(state, seat) >= 0
+    for c in range(NUM_CARDS):
+        place = state[CARD_PLACE + c]
+        if place == seat and free and card_field(tables, c, K_TYPE) == CT_EQUIPMENT:
+            if state[SONIC + seat] >= install_cost(state, tables, seat, c):
+                out[A_INSTALL + c] = 1
+        elif place == PLACE_INSTALLED + seat:
+            out[A_UNINSTALL + c] = 1
+    for k in range(NUM_COMPANIONS):
+        if state[COMPANION_PLACE + k] == seat:
+            out[A_DISMISS + k] = 1
+    for r in range(tables[T_NUM_ABILITIES]):
+        if usable(state, tables, seat, r, CTX_PREPARE, -1):
+            out[A_ABILITY + r] = 1
+    if special_ready(state, tables, seat, E_TRADE_EQUIPMENT, True) >= 0:
+        for c in range(NUM_CARDS):
+            place = state[CARD_PLACE + c]
+            if place >= PLACE_INSTALLED and place != PLACE_INSTALLED + seat:
+                out[A_TRADE + c] = 1
+    if special_ready(state, tables, seat, E_SWAP_RANDOM_CARD, False) >= 0:
+        for j in range(n - 1):
+            if hand_size(state, (seat + j + 1) % n) > 0:
+                out[A_SEAT + j] = 1
+
+
+@njit
+def prepare_apply(state, tables, action):
+    seat = state[ACTIVE]
+    n = tables[T_NUM_PLAYERS]
+    if action == A_DONE:
+        state[STAGE] = S_TRAVEL
+    elif action < A_UNINSTALL:
+        c = action - A_INSTALL
+        add_sonic(state, seat, -install_cost(state, tables, seat, c))
+        e = free_equipment_slot(state, seat)
+        state[EQUIPMENT + seat * EQUIPMENT_SLOTS + e] = c
+        state[CARD_PLACE + c] = PLACE_INSTALLED + seat
+    elif action < A_DISMISS:
+        discard_card(state, action - A_UNINSTALL)
+    elif action < A_ABILITY:
+        remove_companion(state, seat, action - A_DISMISS, PLACE_DECK)
+    elif action < A_TRADE:
+        activate(state, tables, seat, action - A_ABILITY, -1, S_PREPARE)
+    elif action < A_SEAT:
+        # The Doctor's Library Card: trade it for an Equipment card on another console
+        r = special_ready(state, tables, seat, E_TRADE_EQUIPMENT, True)
+        library = ab(tables, r, AB_OWNER)
+        add_sonic(state, seat, -sonic_cost(tables, r))
+        state[USED + ab(tables, r, AB_GROUP)] = 1
+        c = action - A_TRADE
+        other = state[CARD_PLACE + c] - PLACE_INSTALLED
+        mine = equipment_slot_of(state, seat, library)
+        theirs = equipment_slot_of(state, other, c)
+        state[EQUIPMENT + seat * EQUIPMENT_SLOTS + mine] = c
+        state[EQUIPMENT + other * EQUIPMENT_SLOTS + theirs] = library
+        state[CARD_PLACE + c] = PLACE_INSTALLED + seat
+        state[CARD_PLACE + library] = PLACE_INSTALLED + other
+    else:
+        # TARDIS Tune-Up: switch it with a random card of another Doctor's hand
+        r = special_ready(state, tables, seat, E_SWAP_RANDOM_CARD, False)
+        tune_up = ab(tables, r, AB_OWNER)
+        add_sonic(state, seat, -sonic_cost(tables, r))
+        state[USED + ab(tables, r, AB_GROUP)] = 1
+        target = (seat + action - A_SEAT + 1) % n
+        pick = rng_below(state, RNG_KEY, hand_size(state, target))
+        for c in range(NUM_CARDS):
+            if state[CARD_PLACE + c] == target:
+                if pick == 0:
+                    state[CARD_PLACE + c] = seat
+                    break
+                pick -= 1
+        state[CARD_PLACE + tune_up] = target
