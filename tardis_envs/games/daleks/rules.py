@@ -14,7 +14,8 @@ import numpy as np
 
 from ...core.jit import njit
 from ...core.rewards import clear_rewards
-from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RUNNING, STATUS
+from ...core.rng import rng_shuffle
+from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS
 from .adventure import (
     answer_apply,
     answer_mask,
@@ -44,6 +45,7 @@ from .content import (
     NUM_CARDS,
     NUM_COMPANIONS,
     NUM_DILEMMAS,
+    NUM_DOCTORS,
     NUM_LOCATIONS,
     T_ANOMALIES,
     T_DILEMMAS,
@@ -330,6 +332,12 @@ def init(state, tables):
             state[PART_TIME + p * COMPANION_SPACES + k] = 0
         for e in range(EQUIPMENT_SLOTS):
             state[EQUIPMENT + p * EQUIPMENT_SLOTS + e] = -1
+    if n > 0 and tables[T_SEAT_DOCTOR] < 0:  # doctors="random": n of the four, seated in regeneration order
+        pool = np.arange(NUM_DOCTORS)
+        rng_shuffle(state, RNG_KEY, pool, NUM_DOCTORS)
+        chosen = np.sort(pool[:n])
+        for p in range(n):
+            state[DOCTOR + p] = chosen[p]
     for c in range(NUM_CARDS):
         state[CARD_PLACE + c] = PLACE_DECK
     for k in range(NUM_COMPANIONS):
