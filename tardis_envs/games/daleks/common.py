@@ -581,10 +581,10 @@ def imprisoned(state, tables, colour):
 
 @njit
 def supply_left(state, tables, colour, pool):
-    """Dice of ``colour`` still on the table for ``pool``: the physical dice less those
-    imprisoned and those in the other pool."""
-    other = 1 - pool
-    return DICE_SUPPLY[colour] - imprisoned(state, tables, colour) - state[POOL + other * NUM_COLOURS + colour]
+    """Dice of ``colour`` still on the table for ``pool`` to take: the physical dice
+    less those imprisoned and those already in either pool."""
+    return (DICE_SUPPLY[colour] - imprisoned(state, tables, colour) - state[POOL + colour]
+            - state[POOL + NUM_COLOURS + colour] + 0 * pool)
 
 
 @njit
