@@ -110,7 +110,7 @@ def test_the_starting_pool_adds_doctor_companions_and_equipment():
 
 def test_focus_then_discard_down_to_eight():
     raw = new(doctors="Eleventh Doctor, Twelfth Doctor")
-    s = adventure(raw, L.S_GATHER)
+    s = adventure(raw, L.S_GATHER, symbols=["strength"] * 4 + ["running"] * 4)
     set_companions(s, 0, ["Amy Pond", "Rory Williams", "Clara Oswald"])
     fez = card("Fez")
     s[L.CARD_PLACE + fez] = L.PLACE_INSTALLED + 0
@@ -127,7 +127,8 @@ def test_focus_then_discard_down_to_eight():
     assert raw.get_state()[L.STAGE] == L.S_POOL_DISCARD, "ten dice: two to discard"
     act(raw, "discard a red die")
     s = raw.get_state()
-    assert s[L.POOL : L.POOL + 4].sum() == 8 and s[L.STAGE] != L.S_POOL_DISCARD
+    assert list(s[L.POOL : L.POOL + 4]) == [3, 2, 3, 0] and s[L.STAGE] != L.S_POOL_DISCARD
+    assert len(dice(raw)) == 8, "rolled"
 
 
 @pytest.mark.parametrize("mode, breach, limits", [(0, 0, (8, None)), (0, 4, (7, None)), (L.HELP_AFAR, 0, (7, 1)),
