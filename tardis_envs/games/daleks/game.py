@@ -182,7 +182,7 @@ class TimeOfTheDaleks(Game):
                 continue
             kind = self.ab(r, AB_OWNER_KIND)
             verb = "play" if kind == OWN_CARD and self.content.cards[self.ab(r, AB_OWNER)].type != 0 else "use"
-            text = f"{verb} {self.owner_name(r).lower()}: {self.ability_words(r)}"
+            text = f"{verb} {self.owner_name(r)}: {self.ability_words(r)}".lower()
             seen[text] = seen.get(text, 0) + 1
             names.append(text if seen[text] == 1 else f"{text} ({seen[text]})")
         return names
@@ -223,6 +223,9 @@ class TimeOfTheDaleks(Game):
         return self.seat_name((mover + j + 1) % n)
 
     def action_to_string(self, state: np.ndarray, action: int) -> str:
+        return self._action_words(state, action).lower()
+
+    def _action_words(self, state: np.ndarray, action: int) -> str:
         a = int(action)
         if not 0 <= a < L.NUM_ACTIONS:
             raise ValueError(f"{self.spec.env_id}: action {a} is outside 0..{L.NUM_ACTIONS - 1}")

@@ -106,6 +106,7 @@ from .layout import (
     S_GIVE,
     S_HELP_ANSWER,
     S_MANIPULATE,
+    S_OVER,
     S_POOL,
     S_POOL_DISCARD,
     S_PREPARE,
@@ -278,6 +279,9 @@ def advance(state, tables, scratch):
     """Run the game on to the next real decision (see the module docstring)."""
     for _ in range(MAX_AUTOMATIC_STEPS):
         if state[STATUS] != RUNNING:
+            # an effect may end the game in the middle of a stage (a seventh Dalek marker)
+            state[STAGE] = S_OVER
+            state[OBL_COUNT] = 0
             return
         if state[OBL_COUNT] == 0 and automatic(state, tables):
             continue
