@@ -20,6 +20,7 @@ HEURISTIC_MODULES = {
     "keys_to_the_tardis_v0": "agents.heuristics.keys",
     "timelord_chess_v0": "agents.heuristics.chess",
     "gallifrey_duel_v0": "agents.heuristics.gallifrey",
+    "time_of_the_daleks_v0": "agents.heuristics.daleks",
 }
 
 
