@@ -38,6 +38,28 @@ class MatchResult:
     def num_games(self) -> int:
         return int(self.seats.shape[0])
 
+    def team_record(self, agent: int, seat: int | None = None) -> dict:
+        """A cooperative game: the games ``agent`` played in (in ``seat``), counted as won
+        when its team won (some seat's reward is positive), a draw when truncated."""
+        rows, cols = np.nonzero(self.seats == agent)
+        if seat is not None:
+            keep = cols == seat
+            rows, cols = rows[keep], cols[keep]
+        rows = np.unique(rows)
+        games = int(rows.size)
+        wins = int(np.sum(self.rewards[rows].max(axis=1) > 0))
+        draws = int(np.sum(self.truncated[rows]))
+        low, high = wilson_interval(wins, games)
+        return {
+            "games": games,
+            "wins": wins,
+            "draws": draws,
+            "losses": games - wins - draws,
+            "win_rate": wins / games if games else float("nan"),
+            "ci_low": low,
+            "ci_high": high,
+        }
+
     def record(self, agent: int, seat: int | None = None) -> dict:
         """Games, wins, draws, losses and the win rate with its 95% interval."""
         rows, cols = np.nonzero(self.seats == agent)
@@ -123,6 +145,40 @@ def play_match(
         seconds=time.perf_counter() - started,
         steps=total_steps,
     )
+
+
+def team_match(
+    env_id: str,
+    agent: Agent,
+    partner: Agent,
+    names: tuple[str, str],
+    games: int,
+    seed: int = 0,
+    options: dict | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> MatchResult:
+    """A cooperative game: ``agent`` in one seat (rotating evenly through the seats),
+    ``partner`` in every other seat. ``team_record(0)`` is the team's win rate."""
+    num_players = vector.make(env_id, 1, seed=seed, observations=False, **(options or {})).num_players
+    agents = [agent] + [partner] * (num_players - 1)
+    labels = [names[0]] + [f"{names[1]}#{k}" if k > 1 else names[1] for k in range(1, num_players)]
+    return play_match(env_id, agents, labels, games, seed=seed, options=options, progress=progress)
+
+
+def format_team_table(results: dict[str, MatchResult], partner: str) -> str:
+    """Each agent's team win rate (with ``partner`` in the other seats), overall and per seat."""
+    lines = [f"{'agent':<28}{'games':>7}{'team wins':>11}{'truncated':>11}{'win rate':>10}  95% interval   by seat"]
+    for name, result in results.items():
+        rec = result.team_record(0)
+        seats = "  ".join(
+            f"{seat} {100 * result.team_record(0, s)['win_rate']:.1f}%" for s, seat in enumerate(result.seat_names)
+        )
+        lines.append(
+            f"{name:<28}{rec['games']:>7}{rec['wins']:>11}{rec['draws']:>11}{100 * rec['win_rate']:>9.1f}%"
+            f"  [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%]   {seats}"
+        )
+    lines.append(f"(team: the agent in one seat, {partner} in the others; a win is the Doctors' win)")
+    return "\n".join(lines)
 
 
 def format_table(result: MatchResult) -> str:

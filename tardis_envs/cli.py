@@ -64,6 +64,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         options["num_players"] = args.num_players
     game = env_module(args.env_id).Game(**options)
     players = game.num_players
+    if game.spec.cooperative:
+        return _team_eval(args, names, games, seed, options, game)
     if len(names) > 2:
         return _round_robin(args, names, games, seed, options, game)
     if len(names) == 2 and players > 2:
@@ -95,6 +97,41 @@ def cmd_eval(args: argparse.Namespace) -> int:
             json.dumps({"env_id": args.env_id, "agents": names, "games": games, "seed": seed,
                         "records": {n: result.record(k) for k, n in enumerate(names)}}, indent=2)
         )
+    return 0
+
+
+def _team_eval(args, names, games, seed, options, game) -> int:
+    """A cooperative game: each agent's team win rate with the partner agent in the other seats."""
+    from agents import make_agent
+    from agents.tournament import format_team_table, team_match
+
+    players = game.num_players
+    partner_name = args.partner
+    if games % players:
+        raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
+    partner = make_agent(partner_name, game, seed=seed + 99)
+    print(f"{args.env_id}: team win rate of {', '.join(names)} in one seat, {partner_name} in the other "
+          f"{players - 1} seat(s); {games} games each, {players} players, seats rotated evenly, seed {seed}", flush=True)
+    results = {}
+    for k, name in enumerate(names):
+        agent = make_agent(name, game, seed=seed + k)
+        results[name] = team_match(args.env_id, agent, partner, (name, partner_name), games, seed=seed, options=options)
+        rec = results[name].team_record(0)
+        print(f"  {name}: {rec['wins']}/{rec['games']} team wins", flush=True)
+    print(format_team_table(results, partner_name))
+    records = {n: r.team_record(0) for n, r in results.items()}
+    if args.json:
+        Path(args.json).write_text(json.dumps({"env_id": args.env_id, "agents": names, "partner": partner_name, "games": games,
+                                               "seed": seed, "options": options, "team_records": records}, indent=2))
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        rows = ["agent,partner,games,team_wins,truncated,losses,win_rate,ci_low,ci_high"]
+        rows += [f"{n},{partner_name},{r['games']},{r['wins']},{r['draws']},{r['losses']},{r['win_rate']:.4f},{r['ci_low']:.4f},{r['ci_high']:.4f}"
+                 for n, r in records.items()]
+        (out / "team.csv").write_text("\n".join(rows) + "\n")
+        (out / "results.md").write_text("```\n" + format_team_table(results, partner_name) + "\n```\n")
+        print(f"saved: {out / 'team.csv'}, {out / 'results.md'}")
     return 0
 
 
@@ -147,13 +184,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} learner steps"
           + (f", at most {config.max_minutes:g} min" if config.max_minutes else "") + ")", flush=True)
     try:
-        stats = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress).run()
+        trainer = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
+        stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None
     print(f"done: {stats['num_timesteps']:,} learner steps in {stats['seconds']:.0f} s, "
           f"{stats['learner_steps_per_second']:,.0f} learner steps/s ({stats['env_steps_per_second']:,.0f} env steps/s)")
     for name, rec in stats["final"].items():
-        print(f"  vs {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games")
+        print(f"  {trainer.relation} {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games")
     print(f"checkpoints: {run_dir / 'checkpoints'} (best.zip, last.zip); report: {run_dir / 'summary.md'}, {run_dir / 'winrate.png'}")
     return 0
 
@@ -296,6 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="also write the records to this JSON file")
     p.add_argument("--no-throughput", action="store_true", help="skip the throughput line")
     p.add_argument("--out", help="folder for the round robin's CSV/markdown/heat map (default runs/eval/<env_id>)")
+    p.add_argument("--partner", default="heuristic",
+                   help="cooperative games (time_of_the_daleks_v0): the agent in the other seats (default heuristic)")
     p.set_defaults(func=cmd_eval)
 
     p = verbs.add_parser("train", help="self-play MaskablePPO on the batched core (needs the train extra)")

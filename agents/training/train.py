@@ -30,7 +30,7 @@ from ..checkpoint import CheckpointError, check_compatible, load_model, read_met
 from ..heuristics import HeuristicAgent
 from ..policy_agent import PolicyAgent
 from ..random_agent import RandomAgent
-from ..tournament import play_match
+from ..tournament import play_match, team_match
 from .config import TrainConfig
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
@@ -142,16 +142,30 @@ class Trainer:
                 ]
 
     # --- evaluation and checkpoints ---------------------------------------------------------------
+    @property
+    def relation(self) -> str:
+        """'with' team-mates in a cooperative game, 'vs' opponents otherwise."""
+        return "with" if self.game.spec.cooperative else "vs"
+
     def seconds(self) -> float:
         return self.seconds_before + time.perf_counter() - self.started
 
     def evaluate(self) -> dict[str, dict]:
         learner = PolicyAgent(self.game, policy=self.model.policy, deterministic=True)
         results = {}
+        n = self.game.num_players
+        games = max(self.config.eval_games - self.config.eval_games % n, n)
         for name, opponent in (("random", RandomAgent(self.game, seed=1)), ("heuristic", HeuristicAgent(self.game))):
-            names = ["learner", name] if self.game.num_players == 2 else ["learner"] + [name] * (self.game.num_players - 1)
-            agents = [learner, opponent] if self.game.num_players == 2 else [learner] + [opponent] * (self.game.num_players - 1)
-            games = self.config.eval_games - self.config.eval_games % self.game.num_players
+            if self.game.spec.cooperative:
+                # a team game: the learner in one seat, these agents as its team-mates; the team's win rate
+                match = team_match(self.config.env_id, learner, opponent, ("learner", name), games, seed=EVAL_SEED,
+                                   options=self.config.options)
+                results[name] = match.team_record(0)
+                if n == 1:
+                    break  # no team-mates: one evaluation
+                continue
+            names = ["learner", name] if n == 2 else ["learner"] + [name] * (n - 1)
+            agents = [learner, opponent] if n == 2 else [learner] + [opponent] * (n - 1)
             match = play_match(self.config.env_id, agents, names, games, seed=EVAL_SEED, options=self.config.options)
             results[name] = match.record(0)
         row_base = {"timesteps": self.model.num_timesteps, "seconds": round(self.seconds(), 1)}
@@ -227,7 +241,7 @@ class Trainer:
                     self.next_eval += config.eval_every
                     if bar is not None:
                         bar.set_postfix_str(
-                            " ".join(f"vs {k} {100 * v['win_rate']:.0f}%" for k, v in results.items())
+                            " ".join(f"{trainer.relation} {k} {100 * v['win_rate']:.0f}%" for k, v in results.items())
                             + f" | {(self.num_timesteps - self.steps0) / (time.perf_counter() - self.t0):,.0f} steps/s"
                         )
                 if bar is not None:
@@ -269,7 +283,7 @@ class Trainer:
 
     # --- report ---------------------------------------------------------------
     def write_report(self, stats: dict) -> None:
-        plot_winrate(self.history, self.run_dir / "winrate.png", self.config.env_id)
+        plot_winrate(self.history, self.run_dir / "winrate.png", self.config.env_id, self.relation)
         lines = [
             f"# Training run: {self.config.env_id}",
             "",
@@ -277,9 +291,11 @@ class Trainer:
             f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
             "counting the opponents' moves)",
             f"- best checkpoint: `checkpoints/best.zip` (mean win rate {100 * stats['best_score']:.1f}%)",
-            f"- evaluation: {self.config.eval_games} games per opponent, seats rotated, fixed seeds",
+            (f"- evaluation: {self.config.eval_games} games per team-mate kind (the learner in one seat, rotated; "
+             "a win is the team's), fixed seeds" if self.game.spec.cooperative else
+             f"- evaluation: {self.config.eval_games} games per opponent, seats rotated, fixed seeds"),
             "",
-            "| opponent | games | wins | draws | losses | win rate | 95% interval |",
+            f"| {'team-mates' if self.game.spec.cooperative else 'opponent'} | games | wins | draws | losses | win rate | 95% interval |",
             "|---|---|---|---|---|---|---|",
         ]
         for name, rec in stats["final"].items():
@@ -292,7 +308,7 @@ class Trainer:
         (self.run_dir / "stats.json").write_text(json.dumps(stats, indent=2, default=float))
 
 
-def plot_winrate(history: list[dict], path: Path, env_id: str) -> None:
+def plot_winrate(history: list[dict], path: Path, env_id: str, relation: str = "vs") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -302,12 +318,12 @@ def plot_winrate(history: list[dict], path: Path, env_id: str) -> None:
     for name in sorted({row["opponent"] for row in history}):
         rows = [r for r in history if r["opponent"] == name]
         x = [float(r["timesteps"]) for r in rows]
-        ax.plot(x, [100 * float(r["win_rate"]) for r in rows], marker="o", label=f"vs {name}")
+        ax.plot(x, [100 * float(r["win_rate"]) for r in rows], marker="o", label=f"{relation} {name}")
         ax.fill_between(x, [100 * float(r["ci_low"]) for r in rows], [100 * float(r["ci_high"]) for r in rows], alpha=0.2)
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate (%) with 95% interval")
     ax.set_ylim(0, 100)
-    ax.set_title(f"{env_id}: learner against benchmark opponents")
+    ax.set_title(f"{env_id}: learner {'with benchmark team-mates' if relation == 'with' else 'against benchmark opponents'}")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()

@@ -54,6 +54,7 @@ class GameSpec:
     hidden_information: bool
     status: str
     options: Mapping[str, Option] = field(default_factory=dict)
+    cooperative: bool = False  # the seats play as one team (Time of the Daleks): evaluated by team win rate
 
 
 @dataclass(frozen=True)

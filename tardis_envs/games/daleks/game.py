@@ -76,6 +76,7 @@ SPEC = GameSpec(
     chance=True,
     hidden_information=True,
     status="complete",
+    cooperative=True,
     options={
         "num_players": Option(2, "Doctors (players), 1-4", kind=int, choices=(1, 2, 3, 4)),
         "doctors": Option("default", "'default' (First, Fourth, Eleventh, Twelfth by seat), 'random' (drawn each game) or "
