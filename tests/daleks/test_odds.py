@@ -51,3 +51,21 @@ def test_pool_probability_known_values():
     assert pool_probability(np.array([1, 0, 0, 0]), need) == pytest.approx(1 / 6)
     assert pool_probability(np.array([0, 1, 0, 0]), need) == pytest.approx(1 / 2)
     assert pool_probability(np.array([0, 2, 0, 0]), need) == pytest.approx(3 / 4)
+
+
+def test_describe_reports_the_exact_odds_of_the_adventure():
+    from tardis_envs.games.daleks import layout as L
+
+    from .helpers import adventure, new, put
+
+    raw = new()
+    s = adventure(raw, L.S_MANIPULATE, helped=[("black", "science"), ("blue", "cunning"), ("red", "running")],
+                  symbols=["science", "strength", "strength"])
+    put(raw, s)
+    # kept: the science die; re-rolled once: blue and red, which must both show strength
+    assert raw.describe()["adventure"]["odds"] == pytest.approx(brute((0, 0, 0, 0, 1, 0), (0, 0, 1, 1), (0, 0, 0, 0, 1, 2)), abs=1e-6)
+    s[L.DIE_COLOUR : L.DIE_COLOUR + 16] = -1
+    s[L.POOL : L.POOL + 8] = [2, 1, 0, 1, 0, 0, 0, 0]
+    s[L.STAGE] = L.S_POOL
+    put(raw, s)
+    assert raw.describe()["adventure"]["odds"] == pytest.approx(brute((0,) * 6, (2, 1, 0, 1), (0, 0, 0, 0, 1, 2)), abs=1e-6)

@@ -48,6 +48,7 @@ from .content import (
     load_content,
 )
 from .observe import OBS_SIZE
+from .odds import meet_probability
 
 EFFECT_COLOUR_WORDS = COLOURS + ("any", "coloured")
 
@@ -388,7 +389,7 @@ class TimeOfTheDaleks(Game):
         kind, zones with Dilemma / face up / Dalek markers / Doctors), ``anomalies``
         (in play: kind, progress, imprisoned dice), ``decks`` (sizes and discard
         piles), ``adventure`` (zone, Challenge, conditions, helper and how, dice pools,
-        every die with colour and face), ``obligations``, ``last`` (TARDIS die,
+        every die with colour and face, ``odds``: see :meth:`odds`), ``obligations``, ``last`` (TARDIS die,
         anomaly drawn, last adventure's result), ``daleks_placed``.
         """
         c = self.content
@@ -491,6 +492,7 @@ class TimeOfTheDaleks(Game):
                     "helper": {COLOURS[k]: int(state[L.POOL + 4 + k]) for k in range(4)},
                 },
                 "dice": dice,
+                "odds": self.odds(state),
             }
         out["adventure"] = adventure
         out["obligations"] = [
@@ -508,6 +510,27 @@ class TimeOfTheDaleks(Game):
         }
         out["daleks_placed"] = int(state[L.DALEKS_PLACED])
         return out
+
+    def odds(self, state: np.ndarray) -> float:
+        """Exact chance that the adventure's dice meet the Challenge: before the roll,
+        rolling the pools gathered so far; after it, re-rolling every die that does not
+        already cover a needed symbol once (1.0 once met)."""
+        need = np.array(state[L.CHALLENGE : L.CHALLENGE + NUM_SYMBOLS], dtype=np.int64)
+        colours = state[L.DIE_COLOUR : L.DIE_COLOUR + L.MAX_DICE]
+        fixed = np.zeros(NUM_SYMBOLS, dtype=np.int64)
+        roll = np.zeros(4, dtype=np.int64)
+        if (colours < 0).all():
+            roll += np.array(state[L.POOL : L.POOL + 4]) + np.array(state[L.POOL + 4 : L.POOL + 8])
+        else:
+            left = need.copy()
+            for d in np.flatnonzero(colours >= 0):
+                face = int(state[L.DIE_FACE + d])
+                if left[face] > 0:
+                    left[face] -= 1
+                    fixed[face] += 1
+                else:
+                    roll[int(colours[d])] += 1
+        return round(float(meet_probability(fixed, roll, need)), 6)
 
     # --- drawing ------------------------------------------------------------------------
     def render_ansi(self, state: np.ndarray) -> str:

@@ -36,6 +36,8 @@ def render_ansi(game, state: np.ndarray) -> str:
             f"{z['name']}: {z['dilemma'] or 'solved'}" + (f", {z['daleks']} dalek(s)" if z["daleks"] else "")
             + (f" [{', '.join(z['doctors'])}]" if z["doctors"] else "")
             for z in loc["zones"])
+        if loc["kind"] == "time anomaly":
+            zones = "a Time Anomaly challenge" + (f" [{', '.join(loc['zones'][0]['doctors'])}]" if loc["zones"][0]["doctors"] else "")
         lines.append(f"  {loc['name']} ({loc['kind']}): {zones}")
     for a in info["anomalies"]:
         lines.append(f"  anomaly {a['name']} ({a['kind']}), progress {a['progress']}, imprisoned {a['imprisoned_dice']}")
@@ -48,7 +50,8 @@ def render_ansi(game, state: np.ndarray) -> str:
     if adv:
         lines.append(f"Adventure at {adv['zone']}: challenge {' '.join(adv['challenge'])}"
                      + (f" ({', '.join(adv['conditions'])})" if adv["conditions"] else "")
-                     + (f"; helped {adv['help']} by {adv['helper']}" if adv["helper"] else ""))
+                     + (f"; helped {adv['help']} by {adv['helper']}" if adv["helper"] else "")
+                     + f"; odds {100 * adv['odds']:.0f}%")
         if adv["dice"]:
             lines.append("  dice: " + "  ".join(f"{x['die']}:{x['colour']}={x['face']}{'*' if x['chosen'] else ''}" for x in adv["dice"]))
     last = info["last"]
