@@ -5,9 +5,8 @@
 For each team size, plays ``--games`` games (seeds 0..games-1, the same for every
 configuration) with every seat played by the heuristic (``--random``: uniform random
 legal actions) and prints the Doctors' win rate with its 95% Wilson interval, the mean
-length in rounds and decisions, how the Daleks win (Ship on Gallifrey, three Daleks on
-Earth, a seventh Dalek) and the share of adventures won. Games run in parallel in
-compiled code (numba threads).
+length in rounds and decisions, and how the Daleks win (Ship on Gallifrey, three Daleks
+on Earth, a seventh Dalek). Games run in parallel in compiled code (numba threads).
 """
 from __future__ import annotations
 
@@ -25,8 +24,8 @@ from tardis_envs.core.state import RUNNING, STATUS, TRUNCATED
 from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks import rules
 
-# per game: outcome (WIN_* or -1 truncated), rounds, decisions, adventures won, adventures lost
-S_OUTCOME, S_ROUNDS, S_DECISIONS, S_WON, S_LOST = range(5)
+# per game: outcome (WIN_* or -1 truncated), rounds, decisions
+S_OUTCOME, S_ROUNDS, S_DECISIONS = range(3)
 
 
 @njit_parallel
@@ -35,8 +34,6 @@ def play_games(states, tables, weights, random_play, key, out):
         s = states[i]
         mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
         decisions = 0
-        won = 0
-        lost = 0
         while s[STATUS] == RUNNING:
             if random_play:
                 rules.legal_mask(s, tables, mask)
@@ -53,25 +50,17 @@ def play_games(states, tables, weights, random_play, key, out):
                         pick -= 1
             else:
                 action = choose(s, tables, weights)
-            before = s[L.LAST_RESULT_SEAT] * 10 + s[L.LAST_RESULT] + 100 * s[L.ROUND] + 10_000 * s[L.ACTIVE]
-            stage = s[L.STAGE]
             rules.step(s, tables, action)
             decisions += 1
-            if stage != L.S_RESOLVE and s[L.LAST_RESULT] > 0:
-                after = s[L.LAST_RESULT_SEAT] * 10 + s[L.LAST_RESULT] + 100 * s[L.ROUND] + 10_000 * s[L.ACTIVE]
-                if after != before or stage in (L.S_MANIPULATE, L.S_SELECT, L.S_WINDOW, L.S_POOL, L.S_POOL_DISCARD, L.S_EXTERMINATE):
-                    pass
         out[i, S_OUTCOME] = -1 if s[STATUS] == TRUNCATED else s[L.WINNER]
         out[i, S_ROUNDS] = s[L.ROUND] + 1
         out[i, S_DECISIONS] = decisions
-        out[i, S_WON] = won
-        out[i, S_LOST] = lost
 
 
 def simulate(num_players: int, games: int, random_play: bool = False, seed: int = 0, weights=None, game=None, **options) -> dict:
     game = game or time_of_the_daleks_v0.Game(num_players=num_players, **options)
     states = np.stack([game.new_state(seed_to_key(seed + g)) for g in range(games)])
-    out = np.zeros((games, 5), dtype=np.int64)
+    out = np.zeros((games, 3), dtype=np.int64)
     w = np.array(DEFAULT_WEIGHTS if weights is None else weights, dtype=np.float64)
     play_games(states, game.tables, w, random_play, seed_to_key(seed + 10**9), out)
     outcome = out[:, S_OUTCOME]
@@ -105,7 +94,7 @@ def main(argv=None) -> int:
     for n in args.players:
         started = time.perf_counter()
         r = simulate(n, args.games, random_play=args.random, seed=args.seed, first_game=args.first_game)
-        print(format_row(r) + f"  ({time.perf_counter() - started:.0f} s)", flush=True)
+        print(format_row(r) + (" (first game)" if args.first_game else "") + f"  ({time.perf_counter() - started:.0f} s)", flush=True)
     return 0
 
 

@@ -82,21 +82,31 @@ Where the rulebook is silent or ambiguous this implementation decides:
 * A TARDIS Console has 3 Companion spaces and 2 Equipment slots. Each Doctor starts with
   its Linked Companion (Full-Time), 2 Sonic tokens and 2 cards.
 * A zone whose Dilemma was solved has no adventure left: nobody travels to it (Earth's
-  are refilled at every Finish). A Doctor with nowhere to go waits on the console.
+  are refilled at every Finish). Staying at a Location takes the Doctor to any of its
+  zones with an unsolved Dilemma, without the TARDIS die; a Dilemma laid face down in
+  the Doctor's own zone since its last adventure is flipped. A Doctor with nowhere to
+  go waits on the console.
 * Calling for help is offered once, after recruiting and before the pool is built. A
   helper who comes moves to the helped Doctor's Time Zone (free if already at the
-  Location). The Into the Dalek travel tax applies to a Doctor's own Travel step.
+  Location); a helper already at the Location helps there (the Ship moves two spaces
+  unless it is a Time Anomaly). The Into the Dalek travel tax applies to a Doctor's own
+  Travel step.
 * Manipulating dice: the Doctor being helped first, then its helper; each stops when it
   wants. A Doctor that has changed a facing re-rolls no more (re-roll, then change).
   The adventure resolves the moment the Challenge is met.
 * Cards usable outside their owner's turn (Any Adventure, Anytime) are offered in a
-  window after the first roll and after each Doctor's manipulation, to every other
-  Doctor in turn order holding a usable card; they act on either pool.
+  window after the first roll, after every re-roll by a Doctor of the adventure and
+  after each Doctor's manipulation, to every other Doctor in turn order holding a
+  usable card; they act on either pool.
 * "A card's effect once per turn": every ability row of a card is used at most once per
   turn (dice icons therefore once per adventure); a card with two alternatives (a
   split-colour focus, K-9's die of any colour) uses one of them.
 * A Transfer card goes, after its effect, to another Doctor of the player's choice (in a
-  solo game to the discard pile). TARDIS Tune-Up's switch is its transfer.
+  solo game to the discard pile); until then it is in no deck or pile. TARDIS Tune-Up's
+  switch is its transfer.
+* A Dilemma discarded without ever being turned face up (its Location was discarded)
+  stays unknown: observations show it in the discard pile only once seen.
+* Captain Jack belongs to an expansion and is not in the base content.
 * A fail cost option the Doctor cannot pay in full may not be chosen, unless no option
   can be paid; then any is chosen and paid as far as possible. Any payment the Doctor
   cannot make at all (no Sonic, no card) lapses.

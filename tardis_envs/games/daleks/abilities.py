@@ -72,6 +72,7 @@ from .layout import (
     DOCTOR,
     FACE_CHANGED,
     GIVE_CARD,
+    PLACE_GIVING,
     MAX_DICE,
     PLACE_DISCARD,
     PLACE_INSTALLED,
@@ -251,6 +252,7 @@ def spend(state, tables, seat, r):
         discard_card(state, c)
         if card_field(tables, c, K_TYPE) == CT_TRANSFER and tables[T_NUM_PLAYERS] > 1:
             state[GIVE_CARD] = c
+            state[CARD_PLACE + c] = PLACE_GIVING  # not in the discard pile a draw could reshuffle
 
 
 @njit

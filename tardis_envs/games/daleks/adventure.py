@@ -11,8 +11,8 @@ B. The Challenge: the zone's symbols plus its Dilemma's (set on arrival).
 C. Calling for help (ruling: asked once, before the pool is built): discard a Sonic
    token or a card and name another Doctor, who chooses to help from afar (pools of
    7 / 1 dice, 6 / 1 with a Time Breach) or to come (pools 5 / 3, 4 / 3; it pays a
-   Sonic token or a card unless already at the Location; the Dalek Ship moves two
-   spaces unless the Location is a Time Anomaly). Each Doctor then builds its own
+   Sonic token or a card unless already at the Location, where it can only help at the
+   Location; the Dalek Ship moves two spaces unless the Location is a Time Anomaly). Each Doctor then builds its own
    pool: the dice on its Doctor, Companions and Equipment (limited by the dice on the
    table: 8 Black and 3 of each colour, less imprisoned dice and the other pool's),
    Focus icons (a Black die exchanged for a die of the icon's colour), dice added by
@@ -207,8 +207,11 @@ def call_apply(state, tables, action):
 @njit
 def answer_mask(state, tables, out):
     helper = state[HELPER]
+    if state[AT_SLOT + helper] == state[ADV_SLOT]:
+        out[A_HELP_COME] = 1  # already at the Location: it helps there (and the Ship moves)
+        return
     out[A_HELP_AFAR] = 1
-    if state[AT_SLOT + helper] == state[ADV_SLOT] or can_pay_one(state, helper):
+    if can_pay_one(state, helper):
         out[A_HELP_COME] = 1
 
 

@@ -79,7 +79,11 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
-def card_list_markdown(content: Content) -> str:
+BALANCE_FILE = Path("docs/results/time_of_the_daleks_v0/balance.txt")
+
+
+def card_list_markdown(content: Content, balance: str | None = None) -> str:
+    """The page; ``balance`` is the output of ``benchmarks/daleks_balance.py`` to include."""
     out = ["# Time of the Daleks: every card", "",
            "Generated from `tardis_envs/games/daleks/content/*.yaml` by",
            "`python -m tardis_envs.games.daleks.cardlist --write docs/games/time_of_the_daleks.md`; do not edit by hand.",
@@ -147,6 +151,13 @@ def card_list_markdown(content: Content) -> str:
     designed = [x.name for group in (content.doctors, content.companions, content.cards, content.locations, content.dilemmas,
                                      content.anomalies) for x in group if x.origin == "designed"]
     out += ["", f"## Designed here ({len(designed)})", "", ", ".join(designed), ""]
+    out += ["Rulebook Dilemmas keep the name, conditions and Fail cost the rulebook prints; their challenge symbols are",
+            "not printed and are designed here, except The Weeping Angels' (the rulebook's example). The Challenge of",
+            "Into the Dalek is designed too.", ""]
+    if balance:
+        out += ["## Balance", "",
+                "Teams of heuristic Doctors (and random ones) over the same seeds, by `python benchmarks/daleks_balance.py`",
+                f"(`{BALANCE_FILE}`):", "", "```", balance.strip(), "```", ""]
     return "\n".join(out)
 
 
@@ -154,7 +165,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", metavar="PATH", help="write the page there (default: print it)")
     args = parser.parse_args(argv)
-    text = card_list_markdown(load_content())
+    balance = BALANCE_FILE.read_text() if BALANCE_FILE.exists() else None
+    text = card_list_markdown(load_content(), balance)
     if args.write:
         Path(args.write).parent.mkdir(parents=True, exist_ok=True)
         Path(args.write).write_text(text)

@@ -53,6 +53,7 @@ from .layout import (
     DIE_COLOUR,
     DIE_FACE,
     DILEMMA_PLACE,
+    DILEMMA_SEEN,
     EQUIPMENT,
     EQUIPMENT_SLOTS,
     LOCATION_PLACE,
@@ -335,6 +336,7 @@ def fill_zone(state, tables, zone):
     state[DILEMMA_PLACE + d] = zone
     state[ZONE_DILEMMA + zone] = d
     state[ZONE_FACE_UP + zone] = 0
+    state[DILEMMA_SEEN + d] = 0
 
 
 @njit
@@ -392,6 +394,7 @@ def arrive(state, tables, seat, slot, z):
     zone = slot * ZONES_PER_SLOT + z
     if state[ZONE_DILEMMA + zone] >= 0:
         state[ZONE_FACE_UP + zone] = 1
+        state[DILEMMA_SEEN + state[ZONE_DILEMMA + zone]] = 1
 
 
 @njit

@@ -12,10 +12,10 @@ changed a facing it re-rolls no more (the rulebook's order: re-roll, then change
 Fixed Point forbids card and Sonic re-rolls (discarding a Black die still works); Time
 Locked forbids card and Sonic face changes. Each card icon once per turn.
 
-Any Adventure window (ruling): after the first roll and after each Doctor's
-manipulation, every other Doctor, in turn order after the active one, may play its
-Any Adventure / Anytime cards on either pool; only Doctors holding a usable card are
-asked.
+Any Adventure window (ruling): after the first roll, after every re-roll by a Doctor
+of the adventure and after each Doctor's manipulation, every other Doctor, in turn
+order after the active one, may play its Any Adventure / Anytime cards on either pool;
+only Doctors holding a usable card are asked.
 """
 from __future__ import annotations
 
@@ -158,6 +158,14 @@ def after_dice_change(state):
 
 
 @njit
+def after_reroll(state, tables):
+    """A re-roll by a Doctor of the adventure that did not meet the Challenge opens an Any
+    Adventure window (a re-roll whose dice are still to be chosen opens it once they are)."""
+    if state[STAGE] == S_MANIPULATE:
+        open_window(state, tables, S_MANIPULATE)
+
+
+@njit
 def manipulate_apply(state, tables, action):
     seat = manipulator_seat(state)
     p = state[MANIPULATOR]
@@ -168,11 +176,15 @@ def manipulate_apply(state, tables, action):
         else:
             open_window(state, tables, S_RESOLVE)
     elif action < A_SELECT:
-        activate(state, tables, seat, action - A_ABILITY, p, S_MANIPULATE)
+        r = action - A_ABILITY
+        activate(state, tables, seat, r, p, S_MANIPULATE)
+        if tables[T_ABILITIES + r * ABILITY_FIELDS + AB_EFFECT] == E_REROLL:
+            after_reroll(state, tables)
     elif action < A_SONIC_FACE:
         add_sonic(state, seat, -2)
         reroll_die(state, action - A_SONIC_REROLL)
         after_dice_change(state)
+        after_reroll(state, tables)
     elif action < A_BLACK_REROLL:
         d, s = divmod(action - A_SONIC_FACE, NUM_SYMBOLS)
         add_sonic(state, seat, -3)
@@ -185,6 +197,7 @@ def manipulate_apply(state, tables, action):
             if in_pool(state, d, p):
                 reroll_die(state, d)
         after_dice_change(state)
+        after_reroll(state, tables)
 
 
 @njit
@@ -202,10 +215,14 @@ def select_mask(state, tables, out):
 def select_apply(state, tables, action):
     seat = state[SEL_SEAT]
     pool = own_pool(state, seat)
+    r = state[SEL_ABILITY]
+    reroll = tables[T_ABILITIES + r * ABILITY_FIELDS + AB_EFFECT] == E_REROLL
     if action == A_COMMIT:
         complete_selection(state, tables, seat, pool)
     else:
         select_die(state, tables, seat, pool, action - A_SELECT)
+    if reroll and pool >= 0 and state[SEL_ABILITY] < 0:  # a Doctor of the adventure re-rolled
+        after_reroll(state, tables)
 
 
 @njit

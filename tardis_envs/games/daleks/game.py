@@ -343,6 +343,9 @@ class TimeOfTheDaleks(Game):
             raise bad("two seats play the same Doctor")
         places = state[L.CARD_PLACE : L.CARD_PLACE + NUM_CARDS]
         ok = (places >= L.PLACE_DISCARD) & ((places < n) | ((places >= L.PLACE_INSTALLED) & (places < L.PLACE_INSTALLED + n)))
+        giving = int(state[L.GIVE_CARD])
+        if 0 <= giving < NUM_CARDS and places[giving] == L.PLACE_GIVING:
+            ok[giving] = True
         if not ok.all():
             raise bad(f"Timey-Wimey card {int(np.flatnonzero(~ok)[0])} has place {int(places[~ok][0])}")
         for p in range(n):

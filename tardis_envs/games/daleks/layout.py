@@ -39,6 +39,7 @@ PLACE_DISCARD = -2
 PLACE_REMOVED = -3
 PLACE_INSTALLED = 4  # + seat
 PLACE_DRAWN = -4  # a Location tile drawn for the travel choice, not yet placed or discarded
+PLACE_GIVING = -4  # a played Transfer card on its way to the Doctor it is given to
 
 SLOT_EMPTY = 0
 SLOT_EARTH = 1
@@ -117,7 +118,8 @@ LAST_CHALLENGE_ZONE = LAST_RESULT_SEAT + 1  # zone (slot*3+z) of the last advent
 DALEKS_PLACED = LAST_CHALLENGE_ZONE + 1  # Dalek markers placed this game (statistics)
 STALLED = DALEKS_PLACED + 1  # 1 if a decision stage ever had no legal action (a bug; tests assert 0)
 WINDOW_RETURN = STALLED + 1  # stage after the Any Adventure window
-STATE_SIZE = WINDOW_RETURN + 1
+DILEMMA_SEEN = WINDOW_RETURN + 1  # NUM_DILEMMAS: 1 once turned face up (since it was last drawn)
+STATE_SIZE = DILEMMA_SEEN + NUM_DILEMMAS
 
 WIN_NONE = 0
 WIN_DOCTORS = 1

@@ -44,6 +44,7 @@ from .layout import (
     DIE_COLOUR,
     DIE_FACE,
     DILEMMA_PLACE,
+    DILEMMA_SEEN,
     DOCTOR,
     DRAWN,
     FACE_CHANGED,
@@ -221,8 +222,8 @@ def observe(state, tables, player, out):
         place = state[DILEMMA_PLACE + d]
         if place == PLACE_DECK:
             out[O_DECKS + 2] += 1.0 / NUM_DILEMMAS
-        elif place == PLACE_DISCARD:
-            out[O_DILEMMA_DISCARD + d] = 1.0
+        elif place == PLACE_DISCARD and state[DILEMMA_SEEN + d]:
+            out[O_DILEMMA_DISCARD + d] = 1.0  # a Dilemma discarded unseen stays unknown
     for k in range(NUM_COMPANIONS):
         place = state[COMPANION_PLACE + k]
         if place == PLACE_DECK:

@@ -1,7 +1,7 @@
 """Time of the Daleks, step 2 of a Doctor turn: Travel.
 
-Stay (the Doctor's Time Zone still holds an unsolved Dilemma, or it is a Time Anomaly
-Location), or move. Earth and Time Anomaly Locations are reached without the TARDIS
+Stay at the current Location (its Time Zone, or its other zone, while an unsolved
+Dilemma is there; a Dilemma laid face down since is flipped), or move. Earth and Time Anomaly Locations are reached without the TARDIS
 die; anywhere else needs it: a TARDIS face lets the Doctor go to any open Time Zone in
 play, or draw two Location tiles, keep one (the other is discarded) and pick its zone;
 a question mark draws one Location and the Doctor picks its zone. A new Location gets
@@ -80,7 +80,8 @@ def start_adventure(state, tables):
 
 @njit
 def go(state, tables, seat, slot, z):
-    if state[SLOT_KIND + slot] != SLOT_ANOMALY and travel_tax_active(state, tables):
+    moving = slot != state[AT_SLOT + seat]
+    if moving and state[SLOT_KIND + slot] != SLOT_ANOMALY and travel_tax_active(state, tables):
         push_obligation(state, seat, OB_TAX, 2)
     arrive(state, tables, seat, slot, z)
     start_adventure(state, tables)
@@ -103,6 +104,12 @@ def travel_mask(state, tables, out):
     leave = can_leave(state, tables, seat)
     for slot in range(MAX_SLOTS):
         kind = state[SLOT_KIND + slot]
+        if slot == here and kind != SLOT_EARTH:  # staying at the Location: its other Time Zone, no die
+            for z in range(ZONES_PER_SLOT):
+                if slot * ZONES_PER_SLOT + z != here_zone and zone_open(state, slot, z):
+                    out[A_GOTO + slot * ZONES_PER_SLOT + z] = 1
+                    any_legal = True
+            continue
         if kind != SLOT_EARTH and kind != SLOT_ANOMALY:
             continue
         if kind == SLOT_EARTH and not leave:
@@ -124,8 +131,10 @@ def travel_mask(state, tables, out):
 def travel_apply(state, tables, action):
     seat = state[ACTIVE]
     if action == A_STAY:
+        arrive(state, tables, seat, state[AT_SLOT + seat], state[AT_ZONE + seat])  # a refilled Earth zone is flipped
         start_adventure(state, tables)
     elif action == A_DONE:
+        state[AT_SLOT + seat] = -1
         state[STAGE] = S_FINISH
     elif action < A_ROLL_TARDIS:
         zone = action - A_GOTO
