@@ -24,7 +24,10 @@ scene's situational modifiers (data), plus a Time Card's levels.
 
 Exchanges are simultaneous: ``first`` commits a choice (kept hidden), then
 ``second`` commits (its observation is the same whatever ``first`` chose),
-then both are revealed and resolved. A choice is: the active Aspect to attack
+then both are revealed and resolved. ``gallifrey_duel_v0.parallel_env()`` offers
+the same game through PettingZoo's Parallel API: ``step({"first": a, "second":
+b})`` plays one exchange (both actions applied in seat order by the same kernels;
+each agent's ``observation``/``action_mask`` as in the AEC env). A choice is: the active Aspect to attack
 with, the passive Aspect to defend with, the defeat condition fought for
 (restrain, subdue, wound, kill; the Threat Level allows two: trivial
 restrain/subdue, dangerous subdue/wound, deadly wound/kill), the card (none,
@@ -128,9 +131,9 @@ Version history
 """
 from __future__ import annotations
 
-from .games.gallifrey.env import env, raw_env
+from .games.gallifrey.env import env, parallel_env, parallel_raw_env, raw_env
 from .games.gallifrey.game import SPEC, GallifreyDuel
 
 Game = GallifreyDuel
 
-__all__ = ["env", "raw_env", "Game", "SPEC"]
+__all__ = ["env", "raw_env", "parallel_env", "parallel_raw_env", "Game", "SPEC"]

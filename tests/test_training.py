@@ -243,3 +243,39 @@ def test_bradley_terry_handles_unbeaten_agents():
     wins = np.array([[0, 10], [0, 0]], dtype=float)
     ratings = elo(bradley_terry(wins))
     assert np.isfinite(ratings).all() and ratings[0] > ratings[1]
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4])
+def test_cooperative_selfplay_for_every_team_size(num_players):
+    """Time of the Daleks: the learner holds one seat, team-mates from the pool hold the others;
+    its rewards are the game's (-1 when the Daleks win)."""
+    env_id = "time_of_the_daleks_v0"
+    options = {"num_players": num_players, "max_rounds": 6}
+    game = tardis_envs.env_module(env_id).Game(**options)
+    vec = SelfPlayVecEnv(env_id, 8, OpponentPool(game, {"heuristic": 0.5, "random": 0.5}, seed=3), seed=5, options=options)
+    obs = vec.reset()
+    assert obs.shape == (8, *game.observation_shape)
+    assert (vec.vec.current_player == vec.learner_seat).all()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(300):
+        masks = vec.action_masks()
+        obs, rewards, dones, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        assert set(np.unique(rewards)) <= {-1.0, 0.0, 1.0}
+        ended += int(dones.sum())
+        assert (vec.vec.current_player == vec.learner_seat).all()
+    assert ended > 0
+
+
+def test_team_evaluation_counts_the_teams_wins():
+    from agents.tournament import team_match
+
+    game = tardis_envs.env_module("time_of_the_daleks_v0").Game()
+    heuristic, rand = make_agent("heuristic", game), make_agent("random", game, seed=1)
+    result = team_match("time_of_the_daleks_v0", rand, heuristic, ("random", "heuristic"), 40, seed=0)
+    rec = result.team_record(0)
+    assert rec["games"] == 40 and rec["wins"] + rec["draws"] + rec["losses"] == 40
+    assert (result.seats == 0).sum() == 40, "the agent sits in exactly one seat of every game"
+    assert [result.team_record(0, s)["games"] for s in range(2)] == [20, 20], "seats rotated evenly"
+    wins = int((result.rewards.max(axis=1) > 0).sum())
+    assert rec["wins"] == wins

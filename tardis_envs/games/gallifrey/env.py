@@ -1,7 +1,12 @@
-"""The PettingZoo AEC env of Ghosts of Gallifrey duel (documentation: ``tardis_envs.gallifrey_duel_v0``)."""
+"""The PettingZoo envs of Ghosts of Gallifrey duel (documentation: ``tardis_envs.gallifrey_duel_v0``):
+the AEC env (seats commit in turn, each hidden from the other) and the Parallel env (both
+fighters act in one step), over the same kernels."""
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.aec import TardisAECEnv, make_env_factory
+from ...core.parallel import TardisParallelEnv
 from .game import GallifreyDuel
 
 
@@ -10,4 +15,15 @@ class raw_env(TardisAECEnv):  # noqa: N801 - PettingZoo's naming
     metadata = {**TardisAECEnv.metadata, "name": "gallifrey_duel_v0"}
 
 
+class parallel_raw_env(TardisParallelEnv):  # noqa: N801 - PettingZoo's naming
+    game_class = GallifreyDuel
+    metadata = {**TardisParallelEnv.metadata, "name": "gallifrey_duel_v0"}
+
+
 env = make_env_factory(raw_env)
+
+
+def parallel_env(**kwargs: Any) -> parallel_raw_env:
+    """The duel as a PettingZoo ParallelEnv: ``step({"first": a, "second": b})`` plays one
+    exchange; keyword arguments are rule options, ``render_mode`` and ``illegal_action``."""
+    return parallel_raw_env(**kwargs)
