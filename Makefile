@@ -32,6 +32,7 @@ run: $(VENV)/.installed-run
 	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents ppo:$(RUN_DIR)/checkpoints/best.zip,heuristic,random --games 2000 --out $(RUN_DIR)/eval
 
 test: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check tardis_envs agents benchmarks tests
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
 bench: $(VENV)/.installed-run

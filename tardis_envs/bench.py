@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from . import ENV_IDS, env_module, vector
-from .core.floor import make_floor, floor_step
+from .core.floor import floor_step, make_floor
 from .core.sampling import sample_legal
 from .core.state import CURRENT_PLAYER, STATUS
 
@@ -74,7 +74,7 @@ def aec_rate(factory, seconds: float, seed: int = 0) -> float:
     started = time.perf_counter()
     deadline = started + seconds
     while True:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 action = None

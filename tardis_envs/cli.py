@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import ENV_IDS, env_module, __version__
+from . import ENV_IDS, __version__, env_module
 from .core.options import load_config
 
 DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}

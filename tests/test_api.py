@@ -59,7 +59,7 @@ def test_make_equals_env(env_id):
 
 def play_random(env, rng, max_steps=10_000):
     actions = []
-    for agent in env.agent_iter(max_iter=max_steps):
+    for _agent in env.agent_iter(max_iter=max_steps):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -113,7 +113,7 @@ def test_state_round_trip_replays_identically(env_id):
     saved = raw.get_state()
     saved_copy = saved.copy()
     first, actions = [], []
-    for agent in env.agent_iter(max_iter=60):
+    for _agent in env.agent_iter(max_iter=60):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             break

@@ -62,7 +62,7 @@ def test_tiny_training_run_writes_a_checkpoint_that_plays_legally(env_id, tmp_pa
     env = tardis_envs.make(env_id, illegal_action="raise", **meta["options"])
     agent = make_agent(f"ppo:{run / 'checkpoints' / 'best.zip'}", env.unwrapped.game)
     env.reset(seed=3)
-    for step, name in enumerate(env.agent_iter(max_iter=600)):
+    for _ in env.agent_iter(max_iter=600):
         _, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(env))
     # resume continues the step count

@@ -32,7 +32,7 @@ import numpy as np
 
 from tardis_envs.core.jit import njit, njit_parallel, prange
 from tardis_envs.core.rng import hash_words
-from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, STATUS, RUNNING, TERMINATED
+from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED
 from tardis_envs.games.chess.rules import (
     A_DOCTOR,
     BOARD,
@@ -43,6 +43,7 @@ from tardis_envs.games.chess.rules import (
     KING_SQ,
     MAX_MOVES,
     NUM_ACTIONS,
+    NUM_CHESS_ACTIONS,
     PASSENGER,
     PAWN,
     PHASE,
@@ -50,16 +51,15 @@ from tardis_envs.games.chess.rules import (
     PLY,
     STATE_SIZE,
     TARDIS_SQ,
-    NUM_CHESS_ACTIONS,
     WINNER,
     action_squares,
     blocker_square,
     chess_move_legal_given,
-    legality_context,
     doctor_move_legal,
     encode_move,
     gen_chess_moves,
     legal_mask,
+    legality_context,
     move_from,
     move_promotion,
     move_to,

@@ -51,7 +51,6 @@ from tardis_envs.games.daleks.content import (
     AB_COLOUR,
     AB_COUNT,
     AB_EFFECT,
-    AB_GROUP,
     AB_MODE,
     AB_SYMBOL,
     AB_TIMING,
@@ -61,18 +60,18 @@ from tardis_envs.games.daleks.content import (
     ANOMALY_FIELDS,
     BLACK,
     C_DICE,
+    CARD_FIELDS,
     COLOUR_ANY,
     COLOUR_COLOURED,
     COMPANION_FIELDS,
+    D_DICE,
     DICE_SUPPLY,
     DIE_FACES,
     DILEMMA_FIELDS,
     DL_CONDITIONS,
     DL_NUM_OPTIONS,
     DL_OPTIONS,
-    D_DICE,
     DOCTOR_FIELDS,
-    E_ADD_DIE,
     E_CHANGE_FACE,
     E_DISCARD_CARDS,
     E_DISCARD_COMPANION,
@@ -90,7 +89,6 @@ from tardis_envs.games.daleks.content import (
     E_REROLL,
     K_COST,
     K_DICE,
-    CARD_FIELDS,
     MAX_EFFECTS,
     NUM_CARDS,
     NUM_COMPANIONS,
@@ -112,7 +110,7 @@ from tardis_envs.games.daleks.content import (
     ZONE_FIELDS,
 )
 from tardis_envs.games.daleks.odds import meet_probability
-from tardis_envs.games.daleks.rules import decider, legal_mask
+from tardis_envs.games.daleks.rules import legal_mask
 
 W_SONIC = 0  # value of a Sonic Charge token
 W_CARD = 1  # value of a Timey-Wimey card

@@ -25,7 +25,6 @@ from tardis_envs.core.jit import njit, njit_parallel, prange
 from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED
 from tardis_envs.games.keys.content import CENTRE, GRID, NUM_TILES, T_NUM_PLAYERS
 from tardis_envs.games.keys.rules import (
-    A_BONUS,
     A_LEAVE,
     A_MOVE,
     A_STAY,

@@ -195,7 +195,7 @@ class TardisAECEnv(AECEnv, EzPickle):
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to env()")
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to env()", stacklevel=2)
             return None
         if self.render_mode == "rgb_array":
             return self.game.render_rgb(self._state)

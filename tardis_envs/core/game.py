@@ -37,7 +37,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 
 from .options import Option, validate_options
-from .state import CURRENT_PLAYER, HEADER_SIZE, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES
+from .state import CURRENT_PLAYER, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES
 
 
 @dataclass(frozen=True)

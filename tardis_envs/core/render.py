@@ -49,8 +49,8 @@ class Canvas:
         return self.array.shape[1]
 
     def rect(self, top: int, left: int, height: int, width: int, color: Color) -> None:
-        t, l = max(top, 0), max(left, 0)
-        self.array[t : max(top + height, 0), l : max(left + width, 0)] = color
+        t, lf = max(top, 0), max(left, 0)
+        self.array[t : max(top + height, 0), lf : max(left + width, 0)] = color
 
     def frame(self, top: int, left: int, height: int, width: int, color: Color, thickness: int = 1) -> None:
         self.rect(top, left, thickness, width, color)

@@ -100,7 +100,7 @@ def test_threefold_repetition_by_knight_shuffle():
     state = CLASSIC.new_state(0)
     board = chess.Board()
     shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 2
-    for k, uci in enumerate(shuffle):
+    for _k, uci in enumerate(shuffle):
         assert state[STATUS] == RUNNING
         rules.step(state, CLASSIC.tables, CLASSIC.string_to_action(state, uci))
         board.push_uci(uci)

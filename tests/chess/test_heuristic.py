@@ -8,7 +8,8 @@ from agents.heuristics import chess as heuristic
 from agents.tournament import play_match
 from tardis_envs.games.chess import rules
 
-from .helpers import CLASSIC, VARIANT as G, legal, play, position
+from .helpers import CLASSIC, legal, play, position
+from .helpers import VARIANT as G
 
 
 def best(game, state, weights=heuristic.DEFAULT_WEIGHTS) -> str:

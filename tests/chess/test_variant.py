@@ -5,7 +5,8 @@ from tardis_envs.core.state import RUNNING, STATUS, TERMINATED
 from tardis_envs.games.chess import rules
 from tardis_envs.games.chess.content import parse_square
 
-from .helpers import CLASSIC, VARIANT as G, legal, play, position
+from .helpers import CLASSIC, legal, play, position
+from .helpers import VARIANT as G
 
 DOCTOR_STEPS_FROM_D4 = {"Cd4c3", "Cd4c4", "Cd4c5", "Cd4d3", "Cd4d5", "Cd4e3", "Cd4e4", "Cd4e5"}
 

@@ -1,10 +1,8 @@
 """Scripted Time of the Daleks adventures: recruiting, help, the dice pool, re-rolls and face changes."""
-import numpy as np
 import pytest
 
 from tardis_envs.games.daleks import adventure as A
 from tardis_envs.games.daleks import layout as L
-from tardis_envs.games.daleks.content import BLACK, BLUE, GREEN, RED
 
 from .helpers import (
     act,
@@ -13,7 +11,6 @@ from .helpers import (
     clear_hand,
     companion,
     dice,
-    give_card,
     legal,
     location,
     new,

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
+from tardis_envs.core.state import REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
 from tardis_envs.games.daleks import adventure as A
 from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks import rules

@@ -45,7 +45,7 @@ def test_success_discards_the_dilemma_rewards_removes_a_dalek_promotes_companion
     set_companions(s, 0, ["Susan", "Barbara Wright"], part_time=("Barbara Wright",))
     set_dilemma(s, 1, "The Silence")
     s[L.ZONE_DALEKS + 1] = 2
-    tardis, sonic = s[L.TARDIS + 0], s[L.SONIC + 0] = 2, 1
+    s[L.TARDIS + 0], s[L.SONIC + 0] = 2, 1
     resolved(raw, s)
     assert s[L.LAST_RESULT] == 1 and s[L.ZONE_DILEMMA + 1] == -1
     assert s[L.DILEMMA_PLACE + [d.name for d in raw.game.content.dilemmas].index("The Silence")] == L.PLACE_DISCARD

@@ -4,7 +4,6 @@ re-rolls, Dilemmas discarded unseen stay unknown."""
 import numpy as np
 
 from tardis_envs.games.daleks import layout as L
-from tardis_envs.games.daleks import rules
 from tardis_envs.games.daleks.observe import O_DILEMMA_DISCARD
 
 from .helpers import act, adventure, card, clear_hand, give_card, legal, location, new, put, set_dilemma

@@ -1,10 +1,9 @@
 """Scripted Time of the Daleks positions: Prepare and Travel."""
-import numpy as np
 
 from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks import prepare
 
-from .helpers import act, card, clear_hand, companion, give_card, legal, location, new, put
+from .helpers import act, card, clear_hand, companion, give_card, legal, new, put
 
 
 def test_turn_start_gains_two_sonic_up_to_five_then_free_prepare_effects():

@@ -4,12 +4,10 @@ Squares are absolute: files a-g west to east, ranks 1-7 south to north; the
 Control Tile is d4. South (seat 0) enters on rank 1 and wins on rank 7; north
 (seat 1, two players) the other way round.
 """
-import numpy as np
 import pytest
 
 import tardis_envs
 from tardis_envs.games.keys import rules
-
 
 
 def door(colour, kind="plain", **flags):
@@ -152,7 +150,7 @@ def test_pandorica_traps_for_two_of_the_owners_turns():
     assert "play pandorica on north" not in legal(env)
     if raw.describe()["phase"] == "move":
         act(env, "stay")
-    for turn in range(2):  # north's next two turns: cards yes, moves no (phase skipped)
+    for _turn in range(2):  # north's next two turns: cards yes, moves no (phase skipped)
         assert env.agent_selection == "north" and raw.describe()["phase"] == "play_card"
         hand = player(env, "north")["hand_size"]
         act(env, "discard sonic screwdriver") if "discard sonic screwdriver" in legal(env) else env.step(raw.legal_actions()[0])
@@ -304,8 +302,8 @@ def test_extra_turn_tile_gives_one_full_extra_turn():
 
 def test_teleport_tile_jumps_to_a_free_control_tile():
     env = new_env()
-    raw = setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "teleport", open=True)},
-                pawns={0: "b1"}, phase="move")
+    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "teleport", open=True)},
+          pawns={0: "b1"}, phase="move")
     act(env, "move north")
     assert player(env, "south")["pawn"] == "d4"
     # with the Control Tile occupied the pawn stays on the Teleport tile

@@ -27,7 +27,7 @@ def test_second_board_loads_and_plays_without_code_changes():
     assert env.unwrapped.game.track_length == 40
     assert env.observation_space("doctors")["observation"].shape == (16, 42)
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter(max_iter=3000):
+    for _agent in env.agent_iter(max_iter=3000):
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert "Grand Tour" in tardis_envs.make("tardis_run_v0", board=str(GRAND_TOUR), render_mode="ansi").unwrapped.game.render_ansi(env.unwrapped.get_state())

@@ -63,9 +63,9 @@ def test_random_playouts_keep_invariants(board):
 
 @pytest.mark.slow
 def test_winner_holds_the_black_paddle_with_all_pieces_out():
-    from tardis_envs.games.tardis_run.game import TardisRun
-    from tardis_envs.games.tardis_run.rules import step, legal_mask, WINNER
     from tardis_envs.core.rng import seed_to_key
+    from tardis_envs.games.tardis_run.game import TardisRun
+    from tardis_envs.games.tardis_run.rules import WINNER, legal_mask, step
 
     game = TardisRun()
     rng = np.random.default_rng(3)

@@ -11,7 +11,7 @@ Challenge, a Task anomaly to advance ...).
 from __future__ import annotations
 
 from ...core.jit import njit
-from ...core.state import STATUS, RUNNING
+from ...core.state import RUNNING, STATUS
 from .anomalies import apply_effect, first_task
 from .common import add_sonic, challenge_met, daleks_fighting, discard_card, roll_die, supply_left
 from .content import (
@@ -42,8 +42,8 @@ from .content import (
     E_PROGRESS,
     E_REMOVE_DALEK,
     E_REROLL,
-    E_TRADE_EQUIPMENT,
     E_SWAP_RANDOM_CARD,
+    E_TRADE_EQUIPMENT,
     K_COST,
     K_TYPE,
     NUM_COLOURS,
@@ -72,9 +72,8 @@ from .layout import (
     DOCTOR,
     FACE_CHANGED,
     GIVE_CARD,
-    PLACE_GIVING,
     MAX_DICE,
-    PLACE_DISCARD,
+    PLACE_GIVING,
     PLACE_INSTALLED,
     POOL,
     POOL_DICE,

@@ -32,6 +32,7 @@ from .common import (
     arrive,
     can_pay_one,
     companion_deck,
+    conditions_here,
     daleks_fighting,
     draw_companion,
     free_space,
@@ -107,7 +108,6 @@ from .layout import (
     ZONE_DILEMMA,
     ZONES_PER_SLOT,
 )
-from .common import conditions_here
 
 COND_TIME_BREACH = 4
 

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from ...core.jit import njit
 from ...core.rng import rng_below
-from ...core.state import RNG_KEY, STATUS, RUNNING
+from ...core.state import RNG_KEY, RUNNING, STATUS
 from .common import (
     add_sonic,
     draw_card,
     free_slot,
+    imprisoned,
     move_tardis,
     place_dalek,
     push_obligation,
     remove_dalek_at,
-    imprisoned,
 )
 from .content import (
-    AK_INSTANT,
     AK_LOCATION,
     AK_TASK,
     AN_EFFECTS,

@@ -3,15 +3,12 @@ Dalek markers, obligations, the adventure's conditions, matching dice to a Chall
 the end of the game). Kernels only; offsets in :mod:`.layout`."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...core.jit import njit
 from ...core.rng import rng_below
-from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, REWARDS, RNG_KEY, STATUS, TERMINATED, TRUNCATED
+from ...core.state import MAX_PLAYERS, REWARDS, RNG_KEY, STATUS, TERMINATED, TRUNCATED
 from .content import (
     AN_CONDITIONS,
     AN_IMPRISON_COLOUR,
-    AN_KIND,
     AN_ONGOING,
     ANOMALY_FIELDS,
     C_DECK,
@@ -69,6 +66,7 @@ from .layout import (
     PLACE_DRAWN,
     PLACE_INSTALLED,
     POOL,
+    S_OVER,
     SLOT_ANOMALY,
     SLOT_EARTH,
     SLOT_EMPTY,
@@ -77,7 +75,6 @@ from .layout import (
     SONIC,
     SONIC_LIMIT,
     STAGE,
-    S_OVER,
     TARDIS,
     TASK_IMPRISONED,
     WIN_DOCTORS,

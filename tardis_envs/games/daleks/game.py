@@ -18,7 +18,6 @@ from .content import (
     AB_OWNER,
     AB_OWNER_KIND,
     AB_SYMBOL,
-    AB_TIMING,
     ABILITY_FIELDS,
     ANOMALY_KINDS,
     COLOURS,

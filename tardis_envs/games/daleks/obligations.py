@@ -6,7 +6,7 @@ lapses (nothing to pay with: nothing is paid)."""
 from __future__ import annotations
 
 from ...core.jit import njit
-from .common import add_sonic, discard_card, pop_obligation, remove_companion
+from .common import add_sonic, discard_card, hand_size, pop_obligation, remove_companion
 from .content import NUM_CARDS, NUM_COMPANIONS
 from .layout import (
     A_DISCARD_CARD,
@@ -15,7 +15,6 @@ from .layout import (
     CARD_PLACE,
     COMPANION_PLACE,
     HAND_LIMIT,
-    OB_DISCARD_CARD,
     OB_DISCARD_COMPANION,
     OB_DISMISS_COMPANION,
     OB_HAND_LIMIT,
@@ -26,7 +25,6 @@ from .layout import (
     PLACE_DISCARD,
     SONIC,
 )
-from .common import hand_size
 
 
 @njit

@@ -13,16 +13,15 @@ from ...core.jit import njit
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS
 from .common import hand_size
 from .content import (
-    MAX_ABILITIES,
     AN_IMPRISON_COUNT,
     AN_PROGRESS_NEEDED,
     ANOMALY_FIELDS,
+    MAX_ABILITIES,
     NUM_ANOMALIES,
     NUM_CARDS,
     NUM_COLOURS,
     NUM_COMPANIONS,
     NUM_DILEMMAS,
-    NUM_DOCTORS,
     NUM_LOCATIONS,
     NUM_SYMBOLS,
     T_ANOMALIES,

@@ -18,11 +18,11 @@ from ...core.state import RNG_KEY
 from .abilities import CTX_PREPARE, ab, activate, card_field, holds, sonic_cost, usable
 from .common import add_sonic, discard_card, equipment_slot_of, hand_size, remove_companion
 from .content import (
+    AB_COST,
     AB_EFFECT,
     AB_GROUP,
     AB_OWNER,
     AB_OWNER_KIND,
-    AB_COST,
     AB_TIMING,
     CT_EQUIPMENT,
     D_DISCOUNT,

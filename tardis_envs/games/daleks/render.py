@@ -104,7 +104,7 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
                 k = seats.index(who)
                 canvas.rect(zt + 14, left + 80 + 7 * k, 6, 6, SEAT_COLOR[k])
     # consoles
-    for k, (seat, d) in enumerate(info["doctors"].items()):
+    for k, (_seat, d) in enumerate(info["doctors"].items()):
         top = 290
         left = 16 + k * 154
         canvas.frame(top, left, 70, 148, SEAT_COLOR[k], 2)

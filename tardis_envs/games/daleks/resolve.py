@@ -21,8 +21,10 @@ plays, or the Daleks after the last.
 from __future__ import annotations
 
 from ...core.jit import njit
+from ...core.state import RUNNING, STATUS
 from .anomalies import advance_task, apply_outcomes
 from .common import (
+    challenge_met,
     clear_slot,
     companion_count,
     daleks_at_location,
@@ -34,7 +36,7 @@ from .common import (
     push_obligation,
     remove_companion,
     remove_dalek_at,
-    challenge_met,
+    zone_record,
 )
 from .content import (
     AN_FAIL,
@@ -59,7 +61,6 @@ from .content import (
     Z_REWARD,
     ZONE_FIELDS,
 )
-from .common import zone_record
 from .layout import (
     A_FAIL_OPTION,
     A_SEAT,
@@ -107,7 +108,6 @@ from .layout import (
     ZONE_DILEMMA,
     ZONES_PER_SLOT,
 )
-from ...core.state import RUNNING, STATUS
 
 
 @njit

@@ -89,7 +89,6 @@ from .layout import (
     MAX_SLOTS,
     NUM_ACTIONS,
     OBL_COUNT,
-    OBLIGATIONS,
     PART_TIME,
     PLACE_DECK,
     PLACE_REMOVED,
@@ -138,8 +137,8 @@ from .layout import (
     ZONE_FACE_UP,
     ZONES_PER_SLOT,
 )
-from .observe import observe  # noqa: F401 - part of the kernel contract
 from .obligations import obligation_apply, obligation_mask, obligation_seat
+from .observe import observe  # noqa: F401 - part of the kernel contract
 from .prepare import prepare_apply, prepare_mask, turn_start
 from .resolve import end_turn, fail_apply, fail_mask, finish, give_apply, give_mask, resolve
 from .travel import choose_apply, choose_mask, keep_apply, keep_mask, travel_apply, travel_mask

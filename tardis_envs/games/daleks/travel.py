@@ -18,7 +18,17 @@ from ...core.jit import njit
 from ...core.rng import rng_below
 from ...core.state import RNG_KEY
 from .anomalies import travel_tax_active
-from .common import arrive, can_pay_tax, draw_card, draw_location, location_available, place_location, push_obligation, set_challenge, zone_open
+from .common import (
+    arrive,
+    can_pay_tax,
+    draw_card,
+    draw_location,
+    location_available,
+    place_location,
+    push_obligation,
+    set_challenge,
+    zone_open,
+)
 from .content import D_FIRST_TRAVEL, DOCTOR_FIELDS, NUM_COLOURS, T_DOCTORS, T_TARDIS_FACES
 from .layout import (
     A_DONE,

@@ -35,7 +35,7 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
     light) and injury pips up to the kill threshold (out-of-action mark)."""
     info = game.describe(state)
     canvas = Canvas(240, 480)
-    for s, (seat, c) in enumerate(info["combatants"].items()):
+    for s, (_seat, c) in enumerate(info["combatants"].items()):
         left = 12 + s * 240
         color = SEAT_COLOR[s]
         canvas.frame(8, left, 224, 216, color, 2)

@@ -36,8 +36,8 @@ attacker's ``defence`` and the defender's ``attack`` must be 0 (unused).
 from __future__ import annotations
 
 from ...core.jit import njit
-from ...core.rng import rng_below, rng_shuffle
 from ...core.rewards import clear_rewards, reward_win
+from ...core.rng import rng_below, rng_shuffle
 from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
 from .content import (
     C_ACQUIRED,

@@ -104,3 +104,20 @@ def build_tables(components: Components, num_players: int, max_turns: int, revea
     for k, kind in enumerate(TILE_KINDS[:-1]):
         tables[T_TILE_COUNT + k] = components.tiles_per_colour[kind]
     return tables
+
+
+# --- notation shared by the game (describe, actions) and the drawings ---------------------
+def square_name(tile: int) -> str:
+    """Absolute tile -> 'c4' (files a..g west to east, ranks 1..7 south to north)."""
+    return f"{'abcdefg'[tile % GRID]}{tile // GRID + 1}"
+
+
+def square_index(name: str) -> int:
+    name = name.strip().lower()
+    if len(name) != 2 or name[0] not in "abcdefg" or name[1] not in "1234567":
+        raise ValueError(f"keys_to_the_tardis_v0: {name!r} is not a square a1..g7")
+    return (int(name[1]) - 1) * GRID + "abcdefg".index(name[0])
+
+
+def compass(dr: int, dc: int) -> str:
+    return "-".join(w for w in (("north" if dr > 0 else "south" if dr < 0 else ""), ("east" if dc > 0 else "west" if dc < 0 else "")) if w)

@@ -17,7 +17,10 @@ from .content import (
     SIDE_NAMES,
     TILE_KINDS,
     build_tables,
+    compass,
     load_components,
+    square_index,
+    square_name,
 )
 from .rules import (
     A_BARRIER,
@@ -32,7 +35,6 @@ from .rules import (
     A_MOVE,
     A_PANDORICA,
     A_SONIC,
-    A_STAY,
     A_TUNNEL,
     A_UNBAR,
     BONUS_USED,
@@ -41,7 +43,6 @@ from .rules import (
     DISCARD,
     EXTRA_TURN_PENDING,
     HAND,
-    LAST_ACTION,
     LAST_SEAT,
     LAST_TELEPORTED,
     LAST_TILE,
@@ -87,22 +88,6 @@ SPEC = GameSpec(
         "max_turns": Option(400, "turns (one player's turn each) before truncation", kind=int, minimum=1),
     },
 )
-
-
-def square_name(tile: int) -> str:
-    """Absolute tile -> 'c4' (files a..g west to east, ranks 1..7 south to north)."""
-    return f"{'abcdefg'[tile % GRID]}{tile // GRID + 1}"
-
-
-def square_index(name: str) -> int:
-    name = name.strip().lower()
-    if len(name) != 2 or name[0] not in "abcdefg" or name[1] not in "1234567":
-        raise ValueError(f"keys_to_the_tardis_v0: {name!r} is not a square a1..g7")
-    return (int(name[1]) - 1) * GRID + "abcdefg".index(name[0])
-
-
-def compass(dr: int, dc: int) -> str:
-    return "-".join(w for w in (("north" if dr > 0 else "south" if dr < 0 else ""), ("east" if dc > 0 else "west" if dc < 0 else "")) if w)
 
 
 class KeysToTheTardis(Game):

@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.render import Canvas, text_grid
-from .content import CENTRE, GRID, NUM_TILES
-from .game import square_name
+from .content import GRID, NUM_TILES, square_name
 
 KIND_LETTER = {"plain": "", "dalek": "Dk", "key_tile": "K", "extra_turn": "X", "teleport": "T", "control": "CTRL"}
 COLOUR_RGB = {"red": (200, 60, 60), "blue": (60, 110, 210), "green": (60, 160, 80), "yellow": (220, 190, 50), None: (235, 140, 40)}

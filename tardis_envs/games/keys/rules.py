@@ -68,8 +68,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit
-from ...core.rng import rng_shuffle
 from ...core.rewards import clear_rewards, reward_win
+from ...core.rng import rng_shuffle
 from ...core.state import CURRENT_PLAYER, HEADER_SIZE, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
 from .content import (
     CENTRE,
@@ -448,7 +448,6 @@ def play_card(state, tables, seat, action):
     side = seat_side(tables, seat)
     hand = HAND + NUM_CARD_TYPES * seat
     if action < A_TUNNEL:
-        kind = action // NUM_TILES
         tile = rel_to_abs(side, action % NUM_TILES)
         state[LAST_TILE] = tile
         if action < A_SONIC:

@@ -44,8 +44,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit
-from ...core.rng import rng_bit
 from ...core.rewards import clear_rewards, reward_win
+from ...core.rng import rng_bit
 from ...core.state import (
     CURRENT_PLAYER,
     HEADER_SIZE,
