@@ -15,11 +15,11 @@ $(VENV)/bin/python:
 	$(PIP) install --quiet --upgrade pip setuptools wheel
 
 $(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
-	$(PIP) install --quiet -e ".[train]"
+	$(PIP) install -e ".[train]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
-	$(PIP) install --quiet -e ".[dev]"
+	$(PIP) install -e ".[dev]"
 	touch $@
 
 venv: $(VENV)/.installed-dev

@@ -42,6 +42,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_output_paths(args: argparse.Namespace) -> None:
+    """Refuse unusable --json / --out paths before any game is played (results are never lost
+    to a bad path after a long run)."""
+    if getattr(args, "json", None):
+        path = Path(args.json)
+        if path.is_dir():
+            raise ValueError(f"--json {args.json!r} is a folder; give a file name, e.g. {str(path / 'results.json')!r}")
+        if not path.parent.exists():
+            raise ValueError(f"--json {args.json!r}: the folder {str(path.parent)!r} does not exist")
+    if getattr(args, "out", None) and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ValueError(f"--out {args.out!r} is a file; give a folder")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from agents import make_agent
     from agents.tournament import format_table, play_match
@@ -49,6 +62,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .bench import aec_steps_per_second, batched_steps_per_second
 
     _check_env_id(args.env_id)
+    _check_output_paths(args)
     config = _config(args.env_id, args.config)
     settings = {**DEFAULT_EVAL, **(config.get("eval") or {})}
     unknown = sorted(set(settings) - set(DEFAULT_EVAL))
@@ -175,6 +189,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             train[key] = value
     config = TrainConfig.from_dict(train, where=f"train settings of {args.config or args.env_id}")
     run_dir = Path(args.run_dir or f"runs/{args.env_id}")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {str(run_dir)!r} is a file; give a folder")
     if not args.resume and (run_dir / "checkpoints" / "last.zip").exists() and not args.overwrite:
         raise ValueError(f"{run_dir} already holds a run; use --resume to continue it or --overwrite to start over")
     if args.overwrite and not args.resume and run_dir.exists():
@@ -205,17 +221,24 @@ def cmd_play(args: argparse.Namespace) -> int:
     env = env_module(args.env_id).env(render_mode="ansi", illegal_action="raise", **config["options"])
     env.reset(seed=args.seed)
     raw = env.unwrapped
+    seats = len(raw.possible_agents)
+    if not 0 <= args.seat < seats:
+        raise ValueError(f"--seat {args.seat} is not a seat of {args.env_id}: choose 0..{seats - 1} "
+                         f"({', '.join(f'{k} {name}' for k, name in enumerate(raw.possible_agents))})")
     opponent = make_agent(args.opponent, raw.game, seed=args.seed)
     human = raw.possible_agents[args.seat]
+    hidden = raw.game.spec.simultaneous  # a committed choice stays hidden until both have chosen
     print(f"You play {human}. Type an action number or its words; 'q' quits.")
+    final = {}
     for agent in env.agent_iter():
-        _, _, terminated, truncated, _ = env.last()
+        _, reward, terminated, truncated, _ = env.last()
         if terminated or truncated:
+            final[agent] = float(reward)  # each agent's cumulative reward, read as it leaves
             env.step(None)
             continue
         if agent != human:
             action = opponent.act(env)
-            print(f"{agent} plays: {raw.action_to_string(action)}")
+            print(f"{agent} has chosen (hidden until both have)" if hidden else f"{agent} plays: {raw.action_to_string(action)}")
             env.step(action)
             continue
         print(env.render())
@@ -238,7 +261,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print(f"  {exc}")
         env.step(action)
     print(env.render())
-    print(f"Final rewards: {dict(raw._cumulative_rewards)}")
+    print(f"Final rewards: {final}")
     return 0
 
 
@@ -326,7 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verbs.add_parser("eval", help="seat-swapped match of two agents with 95%% intervals")
     p.add_argument("env_id")
-    p.add_argument("--agents", help="two agents, comma-separated (default from the config: heuristic,random)")
+    p.add_argument("--agents", help="two or more agents, comma-separated: random, heuristic, heuristic:<preset>, "
+                   "ppo:<checkpoint.zip> (default from the config: heuristic,random)")
     p.add_argument("--games", type=int, help="number of games (a multiple of the player count; default 2000)")
     p.add_argument("--seed", type=int, help="seed of the first game (default 0)")
     p.add_argument("--config", help="YAML config (default configs/<env_id>.yaml if present)")
@@ -356,8 +380,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verbs.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("env_id")
-    p.add_argument("--opponent", default="heuristic")
-    p.add_argument("--seat", type=int, default=1, help="your seat (0 moves first)")
+    p.add_argument("--opponent", default="heuristic",
+                   help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>; default heuristic)")
+    p.add_argument("--seat", type=int, default=1, help="your seat, 0 moves first (default 1)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--config")
     p.set_defaults(func=cmd_play)

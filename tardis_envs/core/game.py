@@ -55,6 +55,7 @@ class GameSpec:
     status: str
     options: Mapping[str, Option] = field(default_factory=dict)
     cooperative: bool = False  # the seats play as one team (Time of the Daleks): evaluated by team win rate
+    simultaneous: bool = False  # seats choose at the same moment (the duel): a committed choice stays hidden
 
 
 @dataclass(frozen=True)

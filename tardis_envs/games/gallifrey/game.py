@@ -89,6 +89,7 @@ SPEC = GameSpec(
     chance=True,
     hidden_information=True,
     status="complete",
+    simultaneous=True,
     options={
         "mode": Option("climactic", "how combat is handled", kind=str, choices=MODES),
         "threat": Option("dangerous", "the Threat Level: which defeat conditions may be chosen", kind=str, choices=THREATS),

@@ -1,0 +1,52 @@
+"""Bad input to the command line is refused in one line, before any long work."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tardis_envs.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "tardis_envs.cli", *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("seat", ["5", "-1"])
+def test_play_refuses_a_seat_that_does_not_exist(seat):
+    out = run("play", "tardis_run_v0", "--seat", seat)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"--seat {seat} is not a seat of tardis_run_v0: choose 0..1" in out.stderr
+
+
+def test_eval_checks_output_paths_before_playing(tmp_path, capsys):
+    assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--json", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--json", str(tmp_path / "no" / "x.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    afile = tmp_path / "file.txt"
+    afile.write_text("x")
+    assert main(["eval", "tardis_run_v0", "--agents", "random,random,heuristic", "--games", "2", "--out", str(afile)]) == 2
+    assert "is a file; give a folder" in capsys.readouterr().err
+
+
+def test_train_refuses_a_run_dir_that_is_a_file(tmp_path, capsys):
+    afile = tmp_path / "run"
+    afile.write_text("x")
+    assert main(["train", "tardis_run_v0", "--run-dir", str(afile), "--timesteps", "10"]) == 2
+    assert "is a file; give a folder" in capsys.readouterr().err
+
+
+def test_play_hides_the_first_seats_committed_choice_in_the_duel():
+    out = run("play", "gallifrey_duel_v0", "--seat", "1", "--seed", "0", stdin="q\n")
+    assert "first has chosen (hidden until both have)" in out.stdout
+    assert "first plays:" not in out.stdout
+
+
+def test_play_reports_the_final_rewards():
+    moves = "\n".join(["18"] * 400) + "\n"  # attack with dynamism, defend with stasis, fight to subdue, draw a card: always legal
+    out = run("play", "gallifrey_duel_v0", "--seat", "1", "--seed", "0", "--opponent", "random", stdin=moves)
+    assert "Final rewards: {" in out.stdout and "Final rewards: {}" not in out.stdout
