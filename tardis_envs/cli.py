@@ -269,6 +269,19 @@ def cmd_perft(args: argparse.Namespace) -> int:
     from .bench import PERFT_POSITIONS, format_perft, perft_suite
 
     positions = PERFT_POSITIONS
+    if args.depth is not None and args.depth < 1:
+        raise ValueError(f"--depth must be at least 1, got {args.depth}")
+    if args.depth is not None and args.depth > 6:
+        print(f"warning: perft depth {args.depth} counts billions of nodes on the standard positions and may run for hours; "
+              "depths 1-5 take seconds to minutes", file=sys.stderr, flush=True)
+    library = not args.no_library
+    if library:
+        try:
+            import chess  # noqa: F401
+        except ImportError:
+            library = False
+            print("note: the chess library is not installed, so the counts are not checked against it and only our "
+                  "speed is shown (pip install chess, or pip install -e '.[bench]')", file=sys.stderr, flush=True)
     if args.fen:
         known = {name: fen for name, fen, _ in PERFT_POSITIONS}
         fen = known.get(args.fen, args.fen)
@@ -292,7 +305,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
                 print(f"{uci}: {count}")
             print(f"{name} depth {depth}: {total} nodes")
         return 0
-    table = perft_suite(seconds=args.seconds, repeats=args.repeats, positions=positions, library=not args.no_library)
+    table = perft_suite(seconds=args.seconds, repeats=args.repeats, positions=positions, library=library)
     print("\n".join(format_perft(table)))
     return 0
 

@@ -72,6 +72,7 @@ class VectorEnv:
         self._done = np.zeros((n, 2), dtype=np.bool_)
         self.seed = seed
         self._actions = np.zeros(n, dtype=np.int64)
+        self._reset_done = False
 
     @property
     def current_player(self) -> np.ndarray:
@@ -100,6 +101,7 @@ class VectorEnv:
                 numba.set_num_threads(previous)
         self.rewards[:] = 0
         self._done[:] = False
+        self._reset_done = True
         return self.obs, self.masks, self.current_player
 
     def _check_actions(self, actions: np.ndarray, rows: np.ndarray | None) -> None:
@@ -113,6 +115,8 @@ class VectorEnv:
     def step(self, actions):
         """Play one action in every game; returns
         ``(obs, mask, current_player, rewards, terminated, truncated)``."""
+        if not self._reset_done:
+            raise ValueError(f"{self.env_id}: call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), got {actions.dtype} {actions.shape}")
@@ -137,6 +141,8 @@ class VectorEnv:
         where only some games have a decision to make (opponents' turns inside
         a training environment).
         """
+        if not self._reset_done:
+            raise ValueError(f"{self.env_id}: call reset() before step_rows()")
         rows = np.asarray(rows, dtype=np.int64)
         actions = np.asarray(actions, dtype=np.int64)
         if rows.shape != actions.shape or rows.ndim != 1:

@@ -337,3 +337,21 @@ def test_vector_without_observations_plays_the_same_games(env_id):
         if not observations:
             assert vec.obs.shape == (8, 0)
     assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
+
+
+def test_clear_errors_for_bad_input():
+    env = tardis_envs.make("gallifrey_duel_v0", illegal_action="terminate")
+    with pytest.raises(ValueError, match="option 'forced_draw_p' got nan; expected a float in"):
+        tardis_envs.make("gallifrey_duel_v0", forced_draw_p=float("nan"))
+    env = tardis_envs.make("tardis_run_v0")
+    env.reset(seed=0)
+    with pytest.raises(AssertionError, match=r"action 99 by monsters is not in the action space Discrete\("):
+        env.step(99)
+    with pytest.raises(ValueError, match="int64 array as get_state.. returns it, got int32"):
+        env.unwrapped.set_state(env.unwrapped.get_state().astype(np.int32))
+    vec = vector.make("tardis_run_v0", 2)
+    with pytest.raises(ValueError, match=r"call reset\(\) before step\(\)"):
+        vec.step(np.zeros(2, dtype=np.int64))
+    game = tardis_envs.tardis_run_v0.Game()
+    with pytest.raises(ValueError, match=r"position\(black_paddle_owner='daleks'\): expected a side, 'monsters' or 'doctors'"):
+        game.position(black_paddle_owner="daleks")

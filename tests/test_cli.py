@@ -50,3 +50,24 @@ def test_play_reports_the_final_rewards():
     moves = "\n".join(["18"] * 400) + "\n"  # attack with dynamism, defend with stasis, fight to subdue, draw a card: always legal
     out = run("play", "gallifrey_duel_v0", "--seat", "1", "--seed", "0", "--opponent", "random", stdin=moves)
     assert "Final rewards: {" in out.stdout and "Final rewards: {}" not in out.stdout
+
+
+def test_perft_refuses_a_depth_below_one_and_warns_about_huge_ones(capsys):
+    assert main(["perft", "--depth", "-1"]) == 2
+    assert "--depth must be at least 1, got -1" in capsys.readouterr().err
+    assert main(["perft", "--fen", "position 4", "--depth", "1", "--seconds", "0.05", "--repeats", "1", "--no-library"]) == 0
+
+
+def test_perft_says_when_the_chess_library_is_missing(monkeypatch, capsys):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_chess(name, *args, **kwargs):
+        if name == "chess":
+            raise ImportError("no chess")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_chess)
+    assert main(["perft", "--fen", "position 4", "--depth", "1", "--seconds", "0.05", "--repeats", "1"]) == 0
+    assert "the chess library is not installed" in capsys.readouterr().err

@@ -259,7 +259,8 @@ def _step_in_bounds(self, action) -> None:
         ok = 0 <= int(action) < raw.game.num_actions
     else:
         ok = False
-    assert ok, "action is not in action space"
+    assert ok, (f"{raw.game.spec.env_id}: action {action!r} by {agent} is not in the action space Discrete({raw.game.num_actions})"
+                + ("" if dead else "; a live agent must act (None is only for a finished agent)"))
     self.env.step(action)
 
 

@@ -111,6 +111,9 @@ class Game:
         if arr.dtype != np.int64:
             if not np.issubdtype(arr.dtype, np.integer):
                 raise ValueError(f"{self.spec.env_id}: state must hold integers, got dtype {arr.dtype}")
+            if np.iinfo(arr.dtype).bits < 64:
+                raise ValueError(f"{self.spec.env_id}: state must be an int64 array as get_state() returns it, got {arr.dtype} "
+                                 "(too narrow for the generator key: a narrowed copy has lost it)")
             arr = arr.astype(np.int64)
         arr = np.array(arr, dtype=np.int64, copy=True)
         if not 0 <= arr[CURRENT_PLAYER] < self.num_players:

@@ -8,6 +8,7 @@ allowed.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -63,7 +64,7 @@ def validate_options(env_id: str, declared: Mapping[str, Option], given: Mapping
         if opt.kind is int:
             bad = isinstance(value, bool) or not isinstance(value, int)
         elif opt.kind is float:
-            bad = isinstance(value, bool) or not isinstance(value, (int, float))
+            bad = isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
             value = value if bad else float(value)
         elif opt.kind is bool:
             bad = not isinstance(value, bool)

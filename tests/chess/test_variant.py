@@ -381,3 +381,16 @@ def test_san_that_matches_no_legal_move_is_named_as_such():
         G.string_to_action(state, "Qh5")
     with pytest.raises(ValueError, match="unknown action 'dance'"):
         G.string_to_action(state, "dance")
+
+
+def test_fen_with_a_long_rank_or_the_waiting_side_in_check_is_refused():
+    import tardis_envs
+
+    game = tardis_envs.timelord_chess_v0.Game(doctor=False)
+    with pytest.raises(ValueError, match=r"rank 8 \('rnbqkbnrp'\) describes more than 8 squares"):
+        game.from_fen("rnbqkbnrp/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+    with pytest.raises(ValueError, match="black is in check but it is not black's move"):
+        game.from_fen("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1")
+    with pytest.raises(ValueError, match="option 'fen'.*black is in check"):
+        tardis_envs.make("timelord_chess_v0", doctor=False, fen="4k3/8/8/8/8/8/4R3/4K3 w - - 0 1")
+    game.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1")  # black to move, in check: fine

@@ -100,7 +100,7 @@ def parse_fen(fen: str, doctor: bool) -> Position:
                 file += int(ch)
             else:
                 if file >= 8:
-                    break
+                    raise ValueError(f"FEN {fen!r}: rank {rank + 1} ({row!r}) describes more than 8 squares")
                 board[rank * 8 + file] = DOCTOR if ch == "C" else parse_piece(ch)
                 file += 1
         if file != 8:

@@ -124,6 +124,7 @@ class TimelordChess(Game):
             self.tables = build_tables(self.doctor, self.options["max_plies"], self.start_fen)
         except ValueError as exc:
             raise ValueError(f"{self.spec.env_id}: option 'fen': {exc}") from None
+        self._check_waiting_side(self.tables_state(), "option 'fen': " + repr(self.start_fen))
         self.num_players = 2
         self.agent_names = SIDE_NAMES
         self.num_actions = rules.NUM_ACTIONS if self.doctor else NUM_CHESS_ACTIONS
@@ -141,9 +142,23 @@ class TimelordChess(Game):
             tables = build_tables(self.doctor, self.options["max_plies"], fen)
         except ValueError as exc:
             raise ValueError(f"{self.spec.env_id}: {exc}") from None
-        state = np.zeros(self.state_size, dtype=np.int64)
+        state = np.zeros(rules.STATE_SIZE, dtype=np.int64)
         rules.init(state, tables)
+        self._check_waiting_side(state, f"FEN {fen!r}")
         return state
+
+    def tables_state(self) -> np.ndarray:
+        state = np.zeros(rules.STATE_SIZE, dtype=np.int64)
+        rules.init(state, self.tables)
+        return state
+
+    def _check_waiting_side(self, state: np.ndarray, what: str) -> None:
+        """A position where the side not to move is in check cannot arise in a game."""
+        waiting = 1 - int(state[CURRENT_PLAYER])
+        if rules.in_check(state, waiting):
+            side = "white" if waiting == WHITE else "black"
+            raise ValueError(f"{self.spec.env_id}: {what}: {side} is in check but it is not {side}'s move "
+                             "(the side to move could capture the king)")
 
     def fen(self, state: np.ndarray) -> str:
         """FEN of the position (the variant appends the TARDIS field)."""

@@ -168,8 +168,15 @@ class TardisRun(Game):
         name. The result is validated like ``set_state``.
         """
 
-        def seat_of(value: int | str) -> int:
-            return SIDE_NAMES.index(value) if isinstance(value, str) else int(value)
+        def seat_of(value: int | str, what: str) -> int:
+            if isinstance(value, str):
+                if value not in SIDE_NAMES:
+                    raise ValueError(f"{self.spec.env_id}: position({what}={value!r}): expected a side, "
+                                     f"{' or '.join(repr(n) for n in SIDE_NAMES)}, or a seat 0..1")
+                return SIDE_NAMES.index(value)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= int(value) <= 1:
+                raise ValueError(f"{self.spec.env_id}: position({what}={value!r}): expected a seat 0..1 or a side name")
+            return int(value)
 
         state = self.new_state(key)
         for seat, prog in ((MONSTERS, monsters or []), (DOCTORS, doctors or [])):
@@ -177,8 +184,8 @@ class TardisRun(Game):
                 raise ValueError(f"{self.spec.env_id}: a side has {NUM_PIECES} pieces, got {len(prog)} values")
             values = sorted(list(prog) + [0] * (NUM_PIECES - len(prog)), reverse=True)
             state[PROGRESS + NUM_PIECES * seat : PROGRESS + NUM_PIECES * (seat + 1)] = values
-        state[BLACK_PADDLE_OWNER] = -1 if black_paddle_owner is None else seat_of(black_paddle_owner)
-        state[CURRENT_PLAYER] = seat_of(to_move)
+        state[BLACK_PADDLE_OWNER] = -1 if black_paddle_owner is None else seat_of(black_paddle_owner, "black_paddle_owner")
+        state[CURRENT_PLAYER] = seat_of(to_move, "to_move")
         state[TURN] = turn
         return self.check_state(state)
 
