@@ -10,6 +10,7 @@ file is refused with a message that says which.
 from __future__ import annotations
 
 import json
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,15 @@ def check_compatible(meta: dict[str, Any], game, path: str | Path) -> None:
         )
     if meta["num_actions"] != game.num_actions:
         raise CheckpointError(f"{where} has {meta['num_actions']} actions, this game {game.num_actions}")
+    differing = option_differences(meta.get("options") or {}, game.options)
+    if differing:
+        warnings.warn(f"{where} was trained under other rule options ({differing}); it plays this game all the same", stacklevel=3)
+
+
+def option_differences(trained: dict, now: dict) -> str:
+    """'num_players: trained 2, now 4; ...' for the options whose values differ ('' if none)."""
+    keys = sorted(set(trained) | set(now))
+    return "; ".join(f"{k}: trained {trained.get(k)!r}, now {now.get(k)!r}" for k in keys if trained.get(k) != now.get(k))
 
 
 def load_model(path: str | Path, game=None, device: str = "cpu"):

@@ -16,12 +16,29 @@ from .core.options import load_config
 DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
 
 
+def default_config_path(env_id: str) -> Path | None:
+    """``configs/<env_id>.yaml`` of the working folder, else the copy shipped in the package."""
+    candidate = Path("configs") / f"{env_id}.yaml"
+    if candidate.exists():
+        return candidate
+    try:
+        from importlib.resources import files
+
+        shipped = files("tardis_envs.configs") / f"{env_id}.yaml"
+        if shipped.is_file():
+            return Path(str(shipped))
+    except (ModuleNotFoundError, FileNotFoundError):  # a source tree without the mapping
+        pass
+    source = Path(__file__).resolve().parents[1] / "configs" / f"{env_id}.yaml"
+    return source if source.exists() else None
+
+
 def _config(env_id: str, path: str | None) -> dict:
     if path is None:
-        candidate = Path("configs") / f"{env_id}.yaml"
-        if not candidate.exists():
+        found = default_config_path(env_id)
+        if found is None:
             return {"options": {}}
-        path = str(candidate)
+        path = str(found)
     data = load_config(path)
     if data.get("env_id") not in (None, env_id):
         raise ValueError(f"config file {path!r} is for {data['env_id']!r}, not {env_id!r}")
@@ -188,6 +205,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         if value is not None:
             train[key] = value
     config = TrainConfig.from_dict(train, where=f"train settings of {args.config or args.env_id}")
+    if args.minutes is not None and not args.minutes > 0:
+        raise ValueError(f"--minutes must be positive, got {args.minutes} (leave it out for no time limit)")
+    if args.resume and args.overwrite:
+        raise ValueError("--resume and --overwrite contradict each other: --resume continues the run, --overwrite deletes it")
     run_dir = Path(args.run_dir or f"runs/{args.env_id}")
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--run-dir {str(run_dir)!r} is a file; give a folder")
@@ -380,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="YAML config with a train: section (default configs/<env_id>.yaml)")
     p.add_argument("--run-dir", help="run folder (default runs/<env_id>)")
     p.add_argument("--timesteps", type=int, help="total learner steps")
-    p.add_argument("--minutes", type=float, help="wall-clock budget in minutes")
+    p.add_argument("--minutes", type=float, help="wall-clock budget in minutes, the final evaluation included")
     p.add_argument("--seed", type=int)
     p.add_argument("--num-envs", type=int)
     p.add_argument("--eval-every", type=int)

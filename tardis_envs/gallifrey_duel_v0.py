@@ -9,7 +9,7 @@ Action mask            ``int8[256]``
 Chance                 the pair and scene (when random), the GM's insistence on
                        a draw, the Time Deck's order
 Rewards                winner +1, loser -1; both defeated, truncation 0
-Rulebook               ``seeds/003_6a10cc20f06cb12d.txt`` + RULINGS.md
+Rulebook               *Ghosts of Gallifrey* (its rule mechanics), with the rulings below
 =====================  ==========================================================
 
 The fight

@@ -10,10 +10,10 @@ Action mask            ``int8[421]``
 Chance                 tile layout and card deck shuffles (seeded generator)
 Hidden information     other hands, unrevealed tile kinds, deck order
 Rewards                the winner +1, every other player -1; truncation 0
-Rulebook               ``seeds/004_01281a12fe58521d.txt`` + RULINGS.md
+Rulebook               *Keys to the TARDIS*, with the rulings below
 =====================  ==========================================================
 
-Rules (rulebook and RULINGS.md)
+Rules (rulebook and rulings)
 -------------------------------
 A 7x7 grid with the TARDIS Control Tile at the centre and 48 shuffled door
 tiles around it (per colour - red, blue, green, yellow - 7 plain doors, 2

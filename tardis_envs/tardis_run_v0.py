@@ -8,10 +8,10 @@ Observation            ``Box(-1, 1, (16, L + 2), float32)``; L = 28 by default
 Action mask            ``int8[11]``
 Chance                 paddles (four white, one black), simulated one by one
 Rewards                winner +1, loser -1; truncation (``max_turns``) 0
-Rulebook               ``seeds/000_5bd495c5513e94f1.txt`` + RULINGS.md
+Rulebook               *TARDIS Run* (Rev 4), with the rulings below
 =====================  ==========================================================
 
-Rules (rulebook Rev 4 and RULINGS.md)
+Rules (rulebook Rev 4 and rulings)
 -------------------------------------
 Both sides run one snaking track of ``L`` squares in opposite directions:
 Doctors enter at square 1 and escape past ``L``, Monsters enter at ``L`` and

@@ -8,7 +8,7 @@ Observation            ``Box(-1, 1, (167, 8, 8), float32)``, the mover's view
 Action mask            ``int8[4773]`` (``int8[4672]``)
 Chance                 none (deterministic)
 Rewards                winner +1, loser -1; draws and truncation 0
-Rulebook               ``seeds/002_95079d865cb4dd4d.txt`` + RULINGS.md
+Rulebook               *Dr. Who Chess* (its items 1-6), with the rulings below
 =====================  ==========================================================
 
 Classic chess (``doctor=False``)
@@ -24,7 +24,7 @@ bishops on one colour only). Perft counts of the standard test positions and
 every legal move, check and result of 1,000+ random games agree with the
 ``chess`` library (``tests/chess/``). ``max_plies`` (default 512) truncates.
 
-The variant (default, RULINGS.md)
+The variant (default; rulebook and rulings)
 ---------------------------------
 * The TARDIS (D) stands on a square, first d4, with Dr. Who (C) inside.
   Nothing captures it or passes through it; it blocks like a piece.

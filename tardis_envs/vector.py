@@ -39,7 +39,7 @@ import numpy as np
 from . import env_module
 from .core.rng import seed_to_key
 from .core.sampling import first_illegal
-from .core.state import CURRENT_PLAYER
+from .core.state import CURRENT_PLAYER, VARIANT
 
 
 class VectorEnv:
@@ -63,6 +63,7 @@ class VectorEnv:
         self.agent_names = game.agent_names
         n = self.num_envs
         self.states = np.zeros((n, game.state_size), dtype=np.int64)
+        self.states[:, VARIANT] = game.variant
         self.observations = bool(observations)
         width = int(np.prod(game.observation_shape)) if self.observations else 0
         self._obs_flat = np.zeros((n, width), dtype=np.float32)

@@ -355,3 +355,36 @@ def test_clear_errors_for_bad_input():
     game = tardis_envs.tardis_run_v0.Game()
     with pytest.raises(ValueError, match=r"position\(black_paddle_owner='daleks'\): expected a side, 'monsters' or 'doctors'"):
         game.position(black_paddle_owner="daleks")
+
+
+@pytest.mark.parametrize(
+    "env_id, made, other",
+    [
+        ("keys_to_the_tardis_v0", {"num_players": 2}, {"num_players": 4}),
+        ("tardis_run_v0", {}, {"board": "configs/tardis_run/boards/grand_tour.yaml"}),
+        ("gallifrey_duel_v0", {"mode": "contest"}, {"mode": "climactic"}),
+        ("time_of_the_daleks_v0", {"num_players": 2}, {"num_players": 2, "first_game": True}),
+    ],
+)
+def test_set_state_refuses_a_state_of_another_variant(env_id, made, other):
+    source = tardis_envs.make(env_id, **made)
+    source.reset(seed=0)
+    state = source.unwrapped.get_state()
+    target = tardis_envs.make(env_id, **other)
+    target.reset(seed=0)
+    with pytest.raises(ValueError, match="made under other rule options"):
+        target.unwrapped.set_state(state)
+    same = tardis_envs.make(env_id, **made)
+    same.reset(seed=1)
+    same.unwrapped.set_state(state)  # the same options: accepted
+    assert np.array_equal(same.unwrapped.get_state(), state)
+
+
+def test_a_chess_position_from_any_fen_fits_an_env_of_the_same_rules():
+    env = tardis_envs.make("timelord_chess_v0", doctor=False)
+    env.reset(seed=0)
+    state = env.unwrapped.game.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1")
+    env.unwrapped.set_state(state)
+    variant = tardis_envs.make("timelord_chess_v0")
+    with pytest.raises(ValueError, match="made under other rule options"):
+        variant.unwrapped.set_state(state)

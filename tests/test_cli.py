@@ -71,3 +71,8 @@ def test_perft_says_when_the_chess_library_is_missing(monkeypatch, capsys):
     monkeypatch.setattr(builtins, "__import__", no_chess)
     assert main(["perft", "--fen", "position 4", "--depth", "1", "--seconds", "0.05", "--repeats", "1"]) == 0
     assert "the chess library is not installed" in capsys.readouterr().err
+
+
+def test_train_refuses_a_non_positive_time_limit(tmp_path, capsys):
+    assert main(["train", "tardis_run_v0", "--run-dir", str(tmp_path / "r"), "--minutes", "0"]) == 2
+    assert "--minutes must be positive, got 0.0 (leave it out for no time limit)" in capsys.readouterr().err

@@ -141,6 +141,16 @@ def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
     assert out.returncode == 2 and "trained on 'tardis_run_v0'" in out.stderr
     out = train_cli("tardis_run_v0", run)
     assert out.returncode == 2 and "already holds a run" in out.stderr
+    out = train_cli("tardis_run_v0", run, "--resume", "--overwrite")
+    assert out.returncode == 2 and "--resume and --overwrite contradict each other" in out.stderr
+    # resuming under another variant of the same game is refused, naming the differing options
+    other = tmp_path / "other.yaml"
+    other.write_text("env_id: tardis_run_v0\noptions: {max_turns: 200}\ntrain: {net_arch: [64, 64], n_steps: 32, batch_size: 256}\n")
+    out = subprocess.run([sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--config", str(other), "--run-dir", str(run),
+                          "--resume", "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2 and "max_turns: trained 300, now 200" in out.stderr, out.stderr[-2000:]
+    with pytest.warns(UserWarning, match="max_turns: trained 300, now 1000"):
+        make_agent(f"ppo:{checkpoint}", tardis_envs.env_module("tardis_run_v0").Game())
     # eval refuses it too, naming the file
     out = subprocess.run(
         [sys.executable, "-m", "tardis_envs.cli", "eval", "keys_to_the_tardis_v0", "--agents", f"ppo:{checkpoint},random,heuristic", "--games", "10"],

@@ -26,7 +26,7 @@ import yaml
 import tardis_envs
 from tardis_envs import env_module
 
-from ..checkpoint import CheckpointError, check_compatible, load_model, read_meta, write_meta
+from ..checkpoint import CheckpointError, check_compatible, load_model, option_differences, read_meta, write_meta
 from ..heuristics import HeuristicAgent
 from ..policy_agent import PolicyAgent
 from ..random_agent import RandomAgent
@@ -77,6 +77,8 @@ class Trainer:
         self.started = time.perf_counter()
         self.seconds_before = 0.0
         self.interrupted = False
+        self.eval_seconds = 0.0  # how long the last evaluation took (kept free before a time limit)
+        self.last_eval: tuple[int, dict] | None = None  # (learner steps, results) of the last evaluation
 
     # --- setup ---------------------------------------------------------------
     def _build(self):
@@ -93,9 +95,14 @@ class Trainer:
             if not last.exists():
                 raise CheckpointError(f"--resume: no checkpoint at {str(last)!r}")
             meta = read_meta(last)
-            check_compatible(meta, self.game, last)
             if meta["config"].get("env_id") != config.env_id:
                 raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['config'].get('env_id')!r}")
+            differing = option_differences(meta.get("options") or {}, self.game.options)
+            if differing:
+                raise CheckpointError(f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options "
+                                      f"({differing}); resume it with its own config ({str(self.run_dir / 'config.yaml')!r}) "
+                                      "or start a new run")
+            check_compatible(meta, self.game, last)
             self.best_score = meta.get("best_score", -math.inf)
             self.seconds_before = meta.get("seconds", 0.0)
             for snap in meta.get("snapshots", []):
@@ -151,6 +158,15 @@ class Trainer:
         return self.seconds_before + time.perf_counter() - self.started
 
     def evaluate(self) -> dict[str, dict]:
+        if self.last_eval is not None and self.last_eval[0] == self.model.num_timesteps:
+            return self.last_eval[1]  # the same weights: not evaluated twice
+        started = time.perf_counter()
+        results = self._evaluate()
+        self.eval_seconds = time.perf_counter() - started
+        self.last_eval = (self.model.num_timesteps, results)
+        return results
+
+    def _evaluate(self) -> dict[str, dict]:
         learner = PolicyAgent(self.game, policy=self.model.policy, deterministic=True)
         results = {}
         n = self.game.num_players
@@ -222,7 +238,10 @@ class Trainer:
         if self.progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=config.total_timesteps, initial=self.model.num_timesteps, unit="step", mininterval=2, dynamic_ncols=True)
+            # with a time limit the step total is only an upper bound: no ETA from it
+            fmt = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]" if math.isfinite(deadline) else None
+            bar = tqdm(total=config.total_timesteps, initial=self.model.num_timesteps, unit="step", mininterval=2,
+                       dynamic_ncols=True, bar_format=fmt)
 
         class Hooks(BaseCallback):
             def _on_training_start(self) -> None:
@@ -240,14 +259,16 @@ class Trainer:
                     results = trainer.evaluate()
                     self.next_eval += config.eval_every
                     if bar is not None:
+                        left = f" | {max(deadline - time.perf_counter(), 0) / 60:.1f} min left" if math.isfinite(deadline) else ""
                         bar.set_postfix_str(
                             " ".join(f"{trainer.relation} {k} {100 * v['win_rate']:.0f}%" for k, v in results.items())
-                            + f" | {(self.num_timesteps - self.steps0) / (time.perf_counter() - self.t0):,.0f} steps/s"
+                            + f" | {(self.num_timesteps - self.steps0) / (time.perf_counter() - self.t0):,.0f} steps/s" + left
                         )
                 if bar is not None:
                     bar.update(self.num_timesteps - self.last_count)
                     self.last_count = self.num_timesteps
-                return time.perf_counter() < deadline
+                # stop early enough for the final evaluation to end inside the time limit
+                return time.perf_counter() + trainer.eval_seconds < deadline
 
         t0 = time.perf_counter()
         steps0 = self.model.num_timesteps

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from .jit import njit
 from .rng import rng_new_key
-from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
+from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED, VARIANT
 
 
 @njit
 def reset_one(init, legal_mask, observe, state, tables, key, obs, mask, with_obs):
     """Start a new game with generator key ``key`` and write the mover's view
     (the observation only when ``with_obs``)."""
+    variant = state[VARIANT]  # the batch's rule options: kept across games
     state[:] = 0
+    state[VARIANT] = variant
     state[RNG_KEY] = key
     init(state, tables)
     legal_mask(state, tables, mask)

@@ -31,13 +31,14 @@ work for all of them):
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
 from .options import Option, validate_options
-from .state import CURRENT_PLAYER, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES
+from .state import CURRENT_PLAYER, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES, VARIANT
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,13 @@ class Game:
         self._build()
         assert self.tables.dtype == np.int64 and self.tables.ndim == 1
         assert 1 <= self.num_players <= MAX_PLAYERS
+        digest = hashlib.sha256(self.spec.env_id.encode() + self.variant_key()).digest()
+        self.variant = int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
+
+    def variant_key(self) -> bytes:
+        """What identifies the variant a state belongs to (default: the whole content and
+        option table; a game whose table also holds a start position narrows it)."""
+        return self.tables.tobytes()
 
     def _build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -98,6 +106,7 @@ class Game:
         """The opening position for generator key ``key``."""
         state = np.zeros(self.state_size, dtype=np.int64)
         state[RNG_KEY] = key
+        state[VARIANT] = self.variant
         self.kernels.init(state, self.tables)
         return state
 
@@ -122,6 +131,11 @@ class Game:
             raise ValueError(f"{self.spec.env_id}: corrupt state: status {arr[STATUS]} is not one of {sorted(STATUS_NAMES)}")
         if arr[RNG_KEY] < 0 or arr[RNG_COUNTER] < 0:
             raise ValueError(f"{self.spec.env_id}: corrupt state: generator words must be non-negative")
+        if arr[VARIANT] != self.variant:
+            raise ValueError(
+                f"{self.spec.env_id}: the state was made under other rule options than this env's "
+                f"({', '.join(f'{k}={v!r}' for k, v in self.options.items())}); refused"
+            )
         self._check_fields(arr)
         return arr
 

@@ -21,7 +21,7 @@ class Option:
     """One rule option of a game.
 
     Attributes:
-        default: value that plays the rulebook's game (RULINGS.md).
+        default: value that plays the rulebook's game (with the game's rulings).
         doc: one line saying what the option changes.
         kind: accepted Python type (``int``, ``str``, ``bool``, ``float``).
         choices: if set, the only allowed values.

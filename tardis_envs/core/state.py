@@ -11,6 +11,9 @@ API and the agents read them without knowing the game:
 ``RNG_COUNTER``         draws taken so far from that generator
 ``REWARDS`` ..          ``MAX_PLAYERS`` words: each seat's reward from the
                         last step (zero except on the step that ends a game)
+``VARIANT``             digest of the rule options the state was made under:
+                        ``set_state`` refuses a state of another variant
+                        (another board, player count, combat mode ...)
 ======================  =====================================================
 
 Game fields follow from ``HEADER_SIZE`` on, with offsets named in the game's
@@ -25,7 +28,8 @@ STATUS = 1
 RNG_KEY = 2
 RNG_COUNTER = 3
 REWARDS = 4
-HEADER_SIZE = REWARDS + MAX_PLAYERS
+VARIANT = REWARDS + MAX_PLAYERS
+HEADER_SIZE = VARIANT + 1
 
 RUNNING = 0
 TERMINATED = 1

@@ -1,4 +1,4 @@
-"""Scripted positions for every Dr. Who / TARDIS ruling in RULINGS.md."""
+"""Scripted positions for every Dr. Who / TARDIS ruling of the timelord_chess_v0 docstring."""
 import pytest
 
 from tardis_envs.core.state import RUNNING, STATUS, TERMINATED

@@ -1,4 +1,4 @@
-"""Scripted exchanges for every rule of the duel (rulebook 003 + RULINGS.md)."""
+"""Scripted exchanges for every rule of the duel (rulebook and the rulings of gallifrey_duel_v0)."""
 import numpy as np
 import pytest
 

@@ -1,6 +1,6 @@
 """Legal actions of Keys to the TARDIS, enumerated slowly from ``describe()``.
 
-Written from the rulebook and RULINGS.md in absolute squares and compass
+Written from the rulebook and the rulings in absolute squares and compass
 words; it shares no code with the kernels (no frames, no offsets). It returns
 the set of table-talk strings of the legal actions, so comparing it with the
 mask checks the mask and the notation together.

@@ -1,4 +1,4 @@
-"""A slow, obvious TARDIS Run written from the rulebook and RULINGS.md in plain Python.
+"""A slow, obvious TARDIS Run written from the rulebook and the rulings of tardis_run_v0's docstring in plain Python.
 
 It shares no code with the kernels: positions are lists of progress values,
 squares are recomputed from scratch, and the rules are spelled out in the

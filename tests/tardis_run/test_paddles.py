@@ -11,7 +11,7 @@ from tardis_envs.games.tardis_run.rules import LAST_SEALS, STATE_SIZE, roll_padd
 
 from .helpers import rig_paddles
 
-# RULINGS.md: the rulebook's 5-paddle chart is exact; its 4-paddle chart is
+# The paddle ruling (tardis_run_v0 docstring): the rulebook's 5-paddle chart is exact; its 4-paddle chart is
 # misprinted and fair paddles give these sixteenths.
 FOUR_PADDLES = {0: 1, 1: 2, 2: 3, 3: 4, 4: 3, 5: 2, 6: 1}  # /16
 FIVE_PADDLES = {0: 1, 1: 1, 2: 4, 3: 3, 4: 7, 5: 3, 6: 6, 7: 1, 8: 3, 10: 2, 12: 1}  # /32 (rulebook)

@@ -1,4 +1,4 @@
-"""Scripted TARDIS Run positions (default board) against the rulebook and RULINGS.md.
+"""Scripted TARDIS Run positions (default board) against the rulebook and the rulings.
 
 Squares: Doctors at progress p stand on square p; Monsters on square 29 - p.
 Arrows 5->10, 10->5, 19->24, 24->19; teleports 7<->22.

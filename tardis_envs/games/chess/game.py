@@ -7,7 +7,7 @@ import numpy as np
 
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
-from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
+from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED, VARIANT
 from . import batch, rules
 from .content import (
     CASTLING_LETTERS,
@@ -74,7 +74,7 @@ SPEC = GameSpec(
     env_id="timelord_chess_v0",
     name="Dr. Who Chess",
     version=0,
-    rulebook="seeds/002_95079d865cb4dd4d.txt",
+    rulebook="Dr. Who Chess",
     min_players=2,
     max_players=2,
     chance=False,
@@ -143,9 +143,15 @@ class TimelordChess(Game):
         except ValueError as exc:
             raise ValueError(f"{self.spec.env_id}: {exc}") from None
         state = np.zeros(rules.STATE_SIZE, dtype=np.int64)
+        state[VARIANT] = self.variant
         rules.init(state, tables)
         self._check_waiting_side(state, f"FEN {fen!r}")
         return state
+
+    def variant_key(self) -> bytes:
+        """The rules (Dr. Who or classic, the ply limit), not the start position: a state
+        from any FEN fits an env of the same rules."""
+        return repr((self.options["doctor"], self.options["max_plies"])).encode()
 
     def tables_state(self) -> np.ndarray:
         state = np.zeros(rules.STATE_SIZE, dtype=np.int64)

@@ -25,7 +25,7 @@ COLOURS = ("black", "green", "blue", "red")
 BLACK, GREEN, BLUE, RED = range(4)
 NUM_SYMBOLS = len(SYMBOLS)
 NUM_COLOURS = len(COLOURS)
-# Story dice faces (RULINGS.md): six faces per colour, as symbol indices.
+# Story dice faces (the rulebook's dice reference): six faces per colour, as symbol indices.
 DIE_FACES = np.array(
     [
         [0, 1, 2, 3, 4, 5],  # black: one of each

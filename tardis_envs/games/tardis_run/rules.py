@@ -223,7 +223,7 @@ def extra_target(tables, square):
 
 @njit
 def roll_paddles(state, use_black):
-    """Drop the paddles one by one and count the seals (RULINGS.md).
+    """Drop the paddles one by one and count the seals (the paddle ruling of ``tardis_run_v0``).
 
     White paddles show their seals or a blank side with probability 1/2 each.
     The black paddle shows one seal (+1) or "2x" (doubles the white seals and

@@ -1,0 +1,24 @@
+"""The package as installed: every package listed, content and configs shipped inside it."""
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    tomllib = pytest.importorskip("tomllib")
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for top in ("tardis_envs", "agents") for p in (ROOT / top).rglob("__init__.py")}
+    assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"
+    assert "tardis_envs.configs" in listed
+
+
+def test_default_configs_are_found_outside_the_repository(tmp_path, monkeypatch):
+    from tardis_envs.cli import _config, default_config_path
+
+    monkeypatch.chdir(tmp_path)  # no configs/ folder here
+    path = default_config_path("time_of_the_daleks_v0")
+    assert path is not None and path.name == "time_of_the_daleks_v0.yaml"
+    data = _config("keys_to_the_tardis_v0", None)
+    assert data["train"]["total_timesteps"] > 0 and data["options"]["num_players"] == 2
