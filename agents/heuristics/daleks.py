@@ -11,8 +11,8 @@ Every judgement rests on the exact odds that dice meet a Challenge
   drawing Locations is worth what an average new Location is worth. A Dalek on
   Earth weighs more for every Dalek already there; a seventh marker or a third on
   Earth is treated as the game lost.
-* Recruit whenever a space is free and paying is cheap (a Linked Companion with the
-  most dice first). Call for help when the other Doctor's dice raise the odds by
+* Recruit whenever a space is free and paying is cheap: the Linked Companion whose
+  dice and Focus raise the odds most, else one drawn from the deck. Call for help when the other Doctor's dice raise the odds by
   enough to pay for the call (and, if it would come, the Ship's two spaces); a called
   Doctor comes only when that is worth more than helping from afar.
 * Build the pool by the exact odds: each Focus or added die is taken if it raises
@@ -420,13 +420,23 @@ def companion_strength(tables, k):
 
 @njit
 def recruit_choice(state, tables, weights, mask, seat):
+    """A Linked Companion whose dice and Focus raise the odds most, else a random one from
+    the deck (a Companion always adds a die), when paying is cheap."""
     if state[L.SONIC + seat] < 2 and hand_size(state, seat) == 0:
         return L.A_DONE
+    need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
+    challenge_need(state, need)
     best = -1
-    best_n = -1
+    best_p = team_odds(state, tables, seat, -1, 0, need)
     for k in range(NUM_COMPANIONS):
-        if mask[L.A_RECRUIT_LINK + k] and companion_strength(tables, k) > best_n:
-            best_n = companion_strength(tables, k)
+        if not mask[L.A_RECRUIT_LINK + k]:
+            continue
+        place = state[L.COMPANION_PLACE + k]
+        state[L.COMPANION_PLACE + k] = seat  # as if on the console
+        p = team_odds(state, tables, seat, -1, 0, need)
+        state[L.COMPANION_PLACE + k] = place
+        if p > best_p:
+            best_p = p
             best = L.A_RECRUIT_LINK + k
     if best >= 0:
         return best

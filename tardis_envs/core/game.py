@@ -93,10 +93,14 @@ class Game:
         digest = hashlib.sha256(self.spec.env_id.encode() + self.variant_key()).digest()
         self.variant = int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
+    # length limits (truncation) do not make another variant: a state fits whatever the limit
+    LIMIT_OPTIONS: ClassVar[frozenset] = frozenset({"max_turns", "max_plies", "max_exchanges", "max_rounds"})
+
     def variant_key(self) -> bytes:
-        """What identifies the variant a state belongs to (default: the whole content and
-        option table; a game whose table also holds a start position narrows it)."""
-        return self.tables.tobytes()
+        """What identifies the variant a state belongs to: the rule options (board, player
+        count, mode ...) but not the length limits; a game with a start-position option
+        (chess's FEN) leaves that out too."""
+        return repr(sorted((k, v) for k, v in self.options.items() if k not in self.LIMIT_OPTIONS)).encode()
 
     def _build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

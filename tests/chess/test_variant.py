@@ -138,7 +138,7 @@ def _with_ply(state, ply):
 
 
 def test_evicted_pawn_never_goes_to_the_first_or_last_rank():
-    state = _with_ply(position("4k3/8/8/8/8/8/8/1r2K3 b - - 0 1 D:b7/C:in/P:P"), 10)
+    state = _with_ply(position("4k3/8/8/8/8/8/7K/1r6 b - - 0 1 D:b7/C:in/P:P"), 10)
     play(G, state, "b1b7")
     assert legal(G, state) == {"Ea7", "Ea6", "Eb6", "Ec6", "Ec7"}
 

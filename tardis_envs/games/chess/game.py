@@ -149,9 +149,9 @@ class TimelordChess(Game):
         return state
 
     def variant_key(self) -> bytes:
-        """The rules (Dr. Who or classic, the ply limit), not the start position: a state
-        from any FEN fits an env of the same rules."""
-        return repr((self.options["doctor"], self.options["max_plies"])).encode()
+        """The rules (Dr. Who or classic), not the start position: a state from any FEN fits
+        an env of the same rules."""
+        return repr(("doctor", self.options["doctor"])).encode()
 
     def tables_state(self) -> np.ndarray:
         state = np.zeros(rules.STATE_SIZE, dtype=np.int64)
