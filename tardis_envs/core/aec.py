@@ -33,6 +33,15 @@ ILLEGAL_ACTION_MODES = ("terminate", "raise")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
 
+def illegal_message(game: Game, state: np.ndarray, agent: str, action: int, mask: np.ndarray, where: str = "", most: int = 0) -> str:
+    """'<env>: illegal action A by AGENT[ in phase P]; legal actions: a (words), ...' (the first
+    ``most`` of them when ``most`` > 0)."""
+    legal = [int(a) for a in np.flatnonzero(mask)]
+    shown = legal[:most] if most else legal
+    words = ", ".join(f"{a} ({game.action_to_string(state, a)})" for a in shown) + (" ..." if len(shown) < len(legal) else "")
+    return f"{game.spec.env_id}: illegal action {action} by {agent}{where}; legal actions: {words}"
+
+
 class TardisAECEnv(AECEnv, EzPickle):
     """AEC env over one game's numba kernels. Subclasses set ``game_class``."""
 
@@ -140,10 +149,8 @@ class TardisAECEnv(AECEnv, EzPickle):
             self.render()
 
     def _illegal(self, agent: str, action: int) -> None:
-        legal = [int(a) for a in np.flatnonzero(self._mask)]
         phase = self.game.describe(self._state).get("phase", "?")
-        words = ", ".join(f"{a} ({self.game.action_to_string(self._state, a)})" for a in legal)
-        message = f"{self.game.spec.env_id}: illegal action {action} by {agent} in phase {phase!r}; legal actions: {words}"
+        message = illegal_message(self.game, self._state, agent, action, self._mask, f" in phase {phase!r}")
         if self.illegal_action == "raise":
             raise ValueError(message)
         warnings.warn(message + ". The game ends; the offender gets -1.", stacklevel=3)

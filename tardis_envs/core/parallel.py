@@ -20,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
-from .aec import ILLEGAL_ACTION_MODES, RENDER_MODES
+from .aec import ILLEGAL_ACTION_MODES, RENDER_MODES, illegal_message
 from .game import Game
 from .rng import seed_to_key
 from .state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
@@ -121,9 +121,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
         return observations, rewards, terminations, truncations, infos
 
     def _illegal(self, agent: str, action: int, mask: np.ndarray):
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        words = ", ".join(f"{a} ({self.game.action_to_string(self._state, a)})" for a in legal[:20])
-        message = f"{self.game.spec.env_id}: illegal action {action} by {agent}; legal actions: {words}" + (" ..." if len(legal) > 20 else "")
+        message = illegal_message(self.game, self._state, agent, action, mask, most=20)
         if self.illegal_action == "raise":
             raise ValueError(message)
         warnings.warn(message + ". The game ends; the offender gets -1.", stacklevel=3)

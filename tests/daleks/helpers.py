@@ -163,3 +163,25 @@ def counts_conserved(s, n):
         eq = s[L.EQUIPMENT + p * L.EQUIPMENT_SLOTS : L.EQUIPMENT + (p + 1) * L.EQUIPMENT_SLOTS]
         assert sorted(int(c) for c in eq if c >= 0) == sorted(int(c) for c in np.flatnonzero(places == L.PLACE_INSTALLED + p))
 np.set_printoptions(linewidth=200)
+
+
+def hide_differently(s, other):
+    """A copy of ``s`` that differs only in what the seats other than ``other`` may not know:
+    the generator, a card of ``other``'s hand swapped with the deck, and the Dilemma under a
+    face-down tile."""
+    from tardis_envs.core.state import RNG_KEY
+
+    changed = s.copy()
+    changed[RNG_KEY] ^= 0x5DEECE66D
+    if other >= 0:
+        hand = [c for c in range(30) if changed[L.CARD_PLACE + c] == other]
+        deck = [c for c in range(30) if changed[L.CARD_PLACE + c] == L.PLACE_DECK]
+        if hand and deck:
+            changed[L.CARD_PLACE + hand[0]], changed[L.CARD_PLACE + deck[0]] = L.PLACE_DECK, other
+    downs = [z for z in range(L.MAX_ZONES) if changed[L.ZONE_DILEMMA + z] >= 0 and not changed[L.ZONE_FACE_UP + z]]
+    free = [d for d in range(25) if changed[L.DILEMMA_PLACE + d] == L.PLACE_DECK]
+    if downs and free:
+        z, d = downs[0], free[0]
+        changed[L.DILEMMA_PLACE + changed[L.ZONE_DILEMMA + z]] = L.PLACE_DECK
+        changed[L.DILEMMA_PLACE + d], changed[L.ZONE_DILEMMA + z] = z, d
+    return changed

@@ -145,25 +145,10 @@ def can_pay_tax(state, seat):
 def draw_card(state, tables, seat):
     """A uniformly random card of the deck to ``seat``'s hand; an empty deck is
     refilled from the discard pile first (ruling). Returns the card or -1."""
-    n = 0
-    for c in range(NUM_CARDS):
-        if state[CARD_PLACE + c] == PLACE_DECK:
-            n += 1
-    if n == 0:
-        for c in range(NUM_CARDS):
-            if state[CARD_PLACE + c] == PLACE_DISCARD:
-                state[CARD_PLACE + c] = PLACE_DECK
-                n += 1
-        if n == 0:
-            return -1
-    pick = rng_below(state, RNG_KEY, n)
-    for c in range(NUM_CARDS):
-        if state[CARD_PLACE + c] == PLACE_DECK:
-            if pick == 0:
-                state[CARD_PLACE + c] = seat
-                return c
-            pick -= 1
-    return -1
+    c = draw_from(state, tables, CARD_PLACE, NUM_CARDS)
+    if c >= 0:
+        state[CARD_PLACE + c] = seat
+    return c
 
 
 @njit
