@@ -10,6 +10,8 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from . import ENV_IDS, __version__, env_module
 from .core.options import load_config
 
@@ -280,7 +282,11 @@ def cmd_play(args: argparse.Namespace) -> int:
                 break
             except ValueError as exc:
                 print(f"  {exc}")
+        before = raw.get_state()
         env.step(action)
+        chance = raw.game.chance_words(raw.get_state())
+        if chance and not np.array_equal(before, raw.get_state()):
+            print(f"  your roll: {chance}")
     print(env.render())
     print(f"Final rewards: {final}")
     return 0

@@ -76,3 +76,16 @@ def test_perft_says_when_the_chess_library_is_missing(monkeypatch, capsys):
 def test_train_refuses_a_non_positive_time_limit(tmp_path, capsys):
     assert main(["train", "tardis_run_v0", "--run-dir", str(tmp_path / "r"), "--minutes", "0"]) == 2
     assert "--minutes must be positive, got 0.0 (leave it out for no time limit)" in capsys.readouterr().err
+
+
+def test_play_shows_the_human_its_own_roll():
+    out = run("play", "tardis_run_v0", "--seat", "0", "--seed", "1", stdin="0\nq\n")
+    assert "your roll: monsters (piece 1) ->" in out.stdout
+
+
+def test_keys_board_has_a_legend():
+    import tardis_envs
+
+    env = tardis_envs.make("keys_to_the_tardis_v0", render_mode="ansi")
+    env.reset(seed=0)
+    assert "Legend: R/B/G/Y door colour" in env.render()

@@ -182,6 +182,11 @@ class Game:
                 return index
         raise ValueError(f"{self.spec.env_id}: unknown action {text!r}; actions are: {', '.join(names)}")
 
+    def chance_words(self, state: np.ndarray) -> str | None:
+        """What chance did on the last step, in words (a game with dice or paddles says it;
+        ``tardis-envs play`` shows a human its own roll with it)."""
+        return None
+
     # --- drawing ---------------------------------------------------------------
     def render_ansi(self, state: np.ndarray) -> str:  # pragma: no cover - abstract
         raise NotImplementedError

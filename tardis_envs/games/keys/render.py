@@ -11,6 +11,10 @@ COLOUR_RGB = {"red": (200, 60, 60), "blue": (60, 110, 210), "green": (60, 160, 8
 PAWN_RGB = ((250, 250, 250), (40, 220, 220), (190, 80, 230), (150, 255, 80))  # south, west, north, east
 
 
+LEGEND = ("Legend: R/B/G/Y door colour (* the Control Tile), # closed, . open; kind ? hidden, Dk Dalek door, "
+          "K TARDIS Key tile, X Extra Turn, T Teleport, CTRL Control Tile; B Time Barrier, J Jam Cookie, @S/@N/@W/@E a pawn")
+
+
 def render_ansi(game, state: np.ndarray) -> str:
     """The grid with north at the top. Each cell: colour initial, ``#`` closed or
     ``.`` open, the kind where revealed (``?`` hidden), ``B`` barrier, ``J`` Jam
@@ -40,6 +44,7 @@ def render_ansi(game, state: np.ndarray) -> str:
         trapped = f", Pandorica {p['pandorica_turns']}" if p["pandorica_turns"] else ""
         lines.append(f"{name:>6}: pawn {where}{trapped}; {p['hand_size']} cards")
     lines.append(f"Deck {info['deck_size']} cards; discard pile {sum(info['discard'].values())} cards")
+    lines.append(LEGEND)
     if info["status"] != "running":
         lines.append(f"Game over: {info['status']}, winner {info['winner']}")
     else:

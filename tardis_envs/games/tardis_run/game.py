@@ -263,6 +263,11 @@ class TardisRun(Game):
         return out
 
     # --- drawing ---------------------------------------------------------------
+    def chance_words(self, state: np.ndarray) -> str | None:
+        from .render import roll_words
+
+        return roll_words(self.describe(state)["last_roll"])
+
     def render_ansi(self, state: np.ndarray) -> str:
         from .render import render_ansi
 

@@ -26,6 +26,20 @@ def _counts(game, state, seat) -> tuple[int, int]:
     return sum(p == 0 for p in prog), sum(p == game.track_length + 1 for p in prog)
 
 
+def roll_words(last: dict | None) -> str | None:
+    """The last paddle drop in words (``describe()["last_roll"]``), or None."""
+    if last is None:
+        return None
+    faces = ", ".join(f"{p['paddle']}: {p['face']}" for p in last["paddles"])
+    piece = f"piece {last['piece']}" if last["piece"] else "no piece"
+    text = f"{last['player']} ({piece}) -> {last['seals']} seals [{faces}]: {last['outcome']}"
+    if last["captures"]:
+        text += ", captured"
+    if last["extra_move"]:
+        text += f"; extra move {last['extra_move']}"
+    return text
+
+
 def render_ansi(game, state: np.ndarray) -> str:
     """Rows of the snaking track, first row at the bottom (the Doctors' side).
 
@@ -58,16 +72,9 @@ def render_ansi(game, state: np.ndarray) -> str:
     lines.append(f"Doctors:  home {d_home}, escaped {d_out} (enter at 1, exit past {board.track_length})")
     owner = info["black_paddle_owner"] or "nobody"
     lines.append(f"Black paddle: {owner}")
-    last = info["last_roll"]
+    last = roll_words(info["last_roll"])
     if last is not None:
-        faces = ", ".join(f"{p['paddle']}: {p['face']}" for p in last["paddles"])
-        piece = f"piece {last['piece']}" if last["piece"] else "no piece"
-        text = f"Last roll: {last['player']} ({piece}) -> {last['seals']} seals [{faces}]: {last['outcome']}"
-        if last["captures"]:
-            text += ", captured"
-        if last["extra_move"]:
-            text += f"; extra move {last['extra_move']}"
-        lines.append(text)
+        lines.append("Last roll: " + last)
     if info["pending_extra_move"]:
         pend = info["pending_extra_move"]
         lines.append(f"{info['current_player']} may take the {pend['kind']} from {pend['square']} to {pend['target']}")
