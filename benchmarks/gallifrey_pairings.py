@@ -18,7 +18,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.tournament import play_match, wilson_interval
-from tardis_envs import gallifrey_duel_v0
+from tardis_envs import gallifrey_duel_v1
 from tardis_envs.games.gallifrey.content import MODES, load_content
 
 
@@ -40,9 +40,9 @@ def main(argv=None) -> int:
                 # play_match swaps seats every other game: the heuristic plays names[i] as the
                 # first seat and names[j] as the second; each game counts for its own matchup
                 options = {"mode": mode, "threat": args.threat, "pair": f"{names[i]}, {names[j]}"}
-                game = gallifrey_duel_v0.Game(**options)
+                game = gallifrey_duel_v1.Game(**options)
                 agents = [make_agent("heuristic", game), make_agent("random", game, seed=args.seed + 1)]
-                result = play_match("gallifrey_duel_v0", agents, ["heuristic", "random"], args.games_per_pairing,
+                result = play_match("gallifrey_duel_v1", agents, ["heuristic", "random"], args.games_per_pairing,
                                     seed=args.seed + 1000 * (i * len(names) + j), options=options)
                 for g in range(result.num_games):
                     h = int(np.flatnonzero(result.seats[g] == 0)[0])  # the heuristic's seat

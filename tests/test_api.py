@@ -340,9 +340,9 @@ def test_vector_without_observations_plays_the_same_games(env_id):
 
 
 def test_clear_errors_for_bad_input():
-    env = tardis_envs.make("gallifrey_duel_v0", illegal_action="terminate")
+    env = tardis_envs.make("gallifrey_duel_v1", illegal_action="terminate")
     with pytest.raises(ValueError, match="option 'forced_draw_p' got nan; expected a float in"):
-        tardis_envs.make("gallifrey_duel_v0", forced_draw_p=float("nan"))
+        tardis_envs.make("gallifrey_duel_v1", forced_draw_p=float("nan"))
     env = tardis_envs.make("tardis_run_v0")
     env.reset(seed=0)
     with pytest.raises(AssertionError, match=r"action 99 by monsters is not in the action space Discrete\("):
@@ -362,7 +362,7 @@ def test_clear_errors_for_bad_input():
     [
         ("keys_to_the_tardis_v0", {"num_players": 2}, {"num_players": 4}),
         ("tardis_run_v0", {}, {"board": "configs/tardis_run/boards/grand_tour.yaml"}),
-        ("gallifrey_duel_v0", {"mode": "contest"}, {"mode": "climactic"}),
+        ("gallifrey_duel_v1", {"mode": "contest"}, {"mode": "climactic"}),
         ("time_of_the_daleks_v0", {"num_players": 2}, {"num_players": 2, "first_game": True}),
     ],
 )

@@ -41,14 +41,14 @@ def test_train_refuses_a_run_dir_that_is_a_file(tmp_path, capsys):
 
 
 def test_play_hides_the_first_seats_committed_choice_in_the_duel():
-    out = run("play", "gallifrey_duel_v0", "--seat", "1", "--seed", "0", stdin="q\n")
+    out = run("play", "gallifrey_duel_v1", "--seat", "1", "--seed", "0", stdin="q\n")
     assert "first has chosen (hidden until both have)" in out.stdout
     assert "first plays:" not in out.stdout
 
 
 def test_play_reports_the_final_rewards():
     moves = "\n".join(["18"] * 400) + "\n"  # attack with dynamism, defend with stasis, fight to subdue, draw a card: always legal
-    out = run("play", "gallifrey_duel_v0", "--seat", "1", "--seed", "0", "--opponent", "random", stdin=moves)
+    out = run("play", "gallifrey_duel_v1", "--seat", "1", "--seed", "0", "--opponent", "random", stdin=moves)
     assert "Final rewards: {" in out.stdout and "Final rewards: {}" not in out.stdout
 
 

@@ -26,7 +26,7 @@ def tiny_config(env_id, folder):
         "tardis_run_v0": "{max_turns: 300}",
         "keys_to_the_tardis_v0": "{max_turns: 60}",
         "timelord_chess_v0": "{max_plies: 40}",
-        "gallifrey_duel_v0": "{max_exchanges: 20}",
+        "gallifrey_duel_v1": "{max_exchanges: 20}",
         "time_of_the_daleks_v0": "{max_rounds: 4}",
     }[env_id]
     # the chess heuristic searches tens of ms a move: a small share of its games

@@ -5,7 +5,7 @@ import pytest
 from agents import make_agent
 from agents.heuristics import gallifrey as heuristic
 from agents.tournament import play_match
-from tardis_envs import gallifrey_duel_v0, vector
+from tardis_envs import gallifrey_duel_v1, vector
 from tardis_envs.core.state import RUNNING, STATUS
 from tardis_envs.games.gallifrey import rules
 from tardis_envs.games.gallifrey.content import DECK_SIZE
@@ -48,16 +48,16 @@ def test_contest_roles():
 
 @pytest.mark.parametrize("mode", ["contest", "dramatic", "climactic"])
 def test_heuristic_beats_random_over_random_pairings(mode):
-    g = gallifrey_duel_v0.Game(mode=mode)
+    g = gallifrey_duel_v1.Game(mode=mode)
     agents = [make_agent("heuristic", g), make_agent("random", g, seed=1)]
-    result = play_match("gallifrey_duel_v0", agents, ["heuristic", "random"], 1000, seed=2, options={"mode": mode})
+    result = play_match("gallifrey_duel_v1", agents, ["heuristic", "random"], 1000, seed=2, options={"mode": mode})
     record = result.record(0)
     assert record["games"] == 1000 and record["ci_low"] > 0.55, record
 
 
 def test_random_playouts_keep_invariants():
     games = 64
-    vec = vector.make("gallifrey_duel_v0", games, seed=4)
+    vec = vector.make("gallifrey_duel_v1", games, seed=4)
     rng = np.random.default_rng(0)
     _, masks, _ = vec.reset()
     finished = 0

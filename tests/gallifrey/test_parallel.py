@@ -3,20 +3,20 @@ import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
-from tardis_envs import gallifrey_duel_v0
+from tardis_envs import gallifrey_duel_v1
 
 
 @pytest.mark.parametrize("mode", ["contest", "dramatic", "climactic"])
 def test_parallel_api_and_seed_tests(mode):
-    parallel_api_test(gallifrey_duel_v0.parallel_env(mode=mode), num_cycles=300)
-    parallel_seed_test(lambda: gallifrey_duel_v0.parallel_env(mode=mode))
+    parallel_api_test(gallifrey_duel_v1.parallel_env(mode=mode), num_cycles=300)
+    parallel_seed_test(lambda: gallifrey_duel_v1.parallel_env(mode=mode))
 
 
 def test_parallel_steps_equal_the_aec_env():
     rng = np.random.default_rng(0)
     for seed in range(20):
-        par = gallifrey_duel_v0.parallel_env()
-        aec = gallifrey_duel_v0.env()
+        par = gallifrey_duel_v1.parallel_env()
+        aec = gallifrey_duel_v1.env()
         obs, _ = par.reset(seed=seed)
         aec.reset(seed=seed)
         while par.agents:
@@ -37,7 +37,7 @@ def test_parallel_steps_equal_the_aec_env():
 
 
 def test_parallel_illegal_actions():
-    par = gallifrey_duel_v0.parallel_env(illegal_action="raise")
+    par = gallifrey_duel_v1.parallel_env(illegal_action="raise")
     obs, _ = par.reset(seed=1)
     illegal = int(np.flatnonzero(obs["first"]["action_mask"] == 0)[0])
     legal = int(np.flatnonzero(obs["second"]["action_mask"])[0])
@@ -45,7 +45,7 @@ def test_parallel_illegal_actions():
         par.step({"first": illegal, "second": legal})
     with pytest.raises(ValueError, match="missing"):
         par.step({"first": legal})
-    par = gallifrey_duel_v0.parallel_env()
+    par = gallifrey_duel_v1.parallel_env()
     obs, _ = par.reset(seed=1)
     with pytest.warns(UserWarning, match="illegal action"):
         _, rewards, terms, _, _ = par.step({"first": illegal, "second": legal})

@@ -1,8 +1,8 @@
-"""Scripted exchanges for every rule of the duel (rulebook and the rulings of gallifrey_duel_v0)."""
+"""Scripted exchanges for every rule of the duel (rulebook and the rulings of gallifrey_duel_v1)."""
 import numpy as np
 import pytest
 
-from tardis_envs import gallifrey_duel_v0
+from tardis_envs import gallifrey_duel_v1
 from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
 from tardis_envs.games.gallifrey import rules
 from tardis_envs.games.gallifrey.content import DECK_SIZE, load_content, parse_content
@@ -34,7 +34,7 @@ DYN, MEM, STA, FOR = 0, 1, 0, 1  # attack index (Dynamism/Memory), defence index
 
 
 def game(pair, mode="climactic", threat="deadly", scene="London, 21st century", **extra):
-    return gallifrey_duel_v0.Game(pair=pair, mode=mode, threat=threat, scene=scene, forced_draw_p=0.0, **extra)
+    return gallifrey_duel_v1.Game(pair=pair, mode=mode, threat=threat, scene=scene, forced_draw_p=0.0, **extra)
 
 
 def start(g, *next_cards):
@@ -118,7 +118,9 @@ def test_both_edges_on_a_tie_cancel_and_are_spent():
     state = start(g)
     # totals: soldier Dyn 5 + Sta 3 = 8; Sontaran Memory 4 + Foresight 4 = 8
     exchange(g, state, A(DYN, STA, WOUND, edge=1), A(MEM, FOR, WOUND, edge=1))
-    assert state[STATUS] == RUNNING and state[side(0, F_EDGES_LEFT)] == 0 and state[side(1, F_EDGES_LEFT)] == 0
+    assert state[side(0, F_EDGES_LEFT)] == 0 and state[side(1, F_EDGES_LEFT)] == 0
+    # dramatic: the tie stands, a draw (contest fights on, see the contest test above)
+    assert state[STATUS] == TERMINATED and state[rules.WINNER] == -1
 
 
 # --- dramatic -----------------------------------------------------------------------
@@ -129,8 +131,8 @@ def test_dramatic_higher_total_wins_but_the_winner_may_still_be_injured():
     # the soldier's attack 5 does not get through the Doctor's defence 8
     exchange(g, state, A(MEM, FOR, WOUND), A(DYN, STA, WOUND))
     assert state[rules.WINNER] == 0 and state[side(0, F_INJURIES)] == 0
-    assert state[side(1, F_INJURIES)] == 16 - 8  # wounding: the difference of the totals
-    assert state[side(1, F_DEFEAT)] == rules.DEFEAT_KILLED  # 8 injuries kill at Stasis 3
+    assert state[side(1, F_INJURIES)] == 8 - 3  # wounding: the Doctor's attack (Memory 8) against the soldier's defence (Stasis 3)
+    assert state[side(1, F_DEFEAT)] == rules.DEFEAT_KILLED  # 5 injuries kill at Stasis 3
     state = start(g)
     # Dynamism 5 + Stasis 7 = 12 still beats 8, and the soldier's 5 does not beat Stasis 7
     exchange(g, state, A(DYN, STA, WOUND), A(DYN, STA, WOUND))
@@ -149,8 +151,23 @@ def test_dramatic_winner_injured_when_the_losers_attack_gets_through():
     # Stasis 7: the Doctor takes 9 injuries (killing: the attacker's score), out of action at 7
     exchange(g, state, A(DYN, FOR, KILL), A(MEM, STA, KILL))
     assert state[side(1, F_INJURIES)] == 9 and state[side(1, F_DEFEAT)] == rules.DEFEAT_OUT_OF_ACTION
-    assert state[STATUS] == TERMINATED and state[rules.WINNER] == -1  # both fell: a draw
+    # the higher total still wins, out of action or not; the Dalek takes the Doctor's Memory 8
+    # (killing: the attacker's Aspect), defending with Foresight 3
+    assert state[STATUS] == TERMINATED and state[rules.WINNER] == 1
+    assert state[side(0, F_INJURIES)] == 8 and state[side(0, F_DEFEAT)] == rules.DEFEAT_KILLED
+    assert state[REWARDS] == -1 and state[REWARDS + 1] == 1
+    assert "The Doctor wins the fight." in g.narrate(state)
+
+
+def test_dramatic_equal_totals_without_an_edge_are_a_draw():
+    g = game("UNIT Soldier, UNIT Soldier", mode="dramatic")
+    state = start(g)
+    totals = [rules.effective_aspect(state, g.tables, s, MEM) + rules.effective_aspect(state, g.tables, s, STA) for s in range(2)]
+    assert totals[0] == totals[1], totals
+    exchange(g, state, A(MEM, STA, WOUND), A(MEM, STA, WOUND))  # no card, no Edge
+    assert state[STATUS] == TERMINATED and state[rules.WINNER] == -1
     assert state[REWARDS] == 0 and state[REWARDS + 1] == 0
+    assert "Equal totals and no Edge: a draw." in g.narrate(state)
 
 
 # --- climactic ----------------------------------------------------------------------
@@ -339,7 +356,7 @@ def test_healing_schedule(stasis):
 # --- simultaneity and words ------------------------------------------------------------
 def test_second_movers_view_does_not_depend_on_the_first_choice():
     for mode in ("contest", "dramatic", "climactic"):
-        g = gallifrey_duel_v0.Game(mode=mode, pair="The Doctor, The Master")
+        g = gallifrey_duel_v1.Game(mode=mode, pair="The Doctor, The Master")
         base = g.new_state(3)
         views, masks = set(), set()
         for a in g.legal_actions(base):

@@ -113,7 +113,7 @@ def _find(names: list[str], name: str, what: str, listing: str) -> int:
     for i, candidate in enumerate(names):
         if candidate.lower() == wanted:
             return i
-    raise ValueError(f"gallifrey_duel_v0: unknown {what} {name!r}; {listing}: {', '.join(names)}")
+    raise ValueError(f"gallifrey_duel_v1: unknown {what} {name!r}; {listing}: {', '.join(names)}")
 
 
 def _fail(source: str, where: str, problem: str) -> ValueError:

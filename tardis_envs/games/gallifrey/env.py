@@ -1,4 +1,4 @@
-"""The PettingZoo envs of Ghosts of Gallifrey duel (documentation: ``tardis_envs.gallifrey_duel_v0``):
+"""The PettingZoo envs of Ghosts of Gallifrey duel (documentation: ``tardis_envs.gallifrey_duel_v1``):
 the AEC env (seats commit in turn, each hidden from the other) and the Parallel env (both
 fighters act in one step), over the same kernels."""
 from __future__ import annotations
@@ -12,12 +12,12 @@ from .game import GallifreyDuel
 
 class raw_env(TardisAECEnv):  # noqa: N801 - PettingZoo's naming
     game_class = GallifreyDuel
-    metadata = {**TardisAECEnv.metadata, "name": "gallifrey_duel_v0"}
+    metadata = {**TardisAECEnv.metadata, "name": "gallifrey_duel_v1"}
 
 
 class parallel_raw_env(TardisParallelEnv):  # noqa: N801 - PettingZoo's naming
     game_class = GallifreyDuel
-    metadata = {**TardisParallelEnv.metadata, "name": "gallifrey_duel_v0"}
+    metadata = {**TardisParallelEnv.metadata, "name": "gallifrey_duel_v1"}
 
 
 env = make_env_factory(raw_env)

@@ -80,9 +80,9 @@ def _scene_check(value: str) -> str | None:
 
 
 SPEC = GameSpec(
-    env_id="gallifrey_duel_v0",
+    env_id="gallifrey_duel_v1",
     name="Ghosts of Gallifrey duel",
-    version=0,
+    version=1,
     rulebook="Ghosts of Gallifrey",
     min_players=2,
     max_players=2,
@@ -150,7 +150,7 @@ def _card_text(choice: int, acquired: list[str]) -> str:
 
 
 class GallifreyDuel(Game):
-    """Ghosts of Gallifrey duel; see :mod:`tardis_envs.gallifrey_duel_v0` for the documentation page."""
+    """Ghosts of Gallifrey duel; see :mod:`tardis_envs.gallifrey_duel_v1` for the documentation page."""
 
     spec = SPEC
     kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
@@ -302,7 +302,10 @@ class GallifreyDuel(Game):
                 if d:
                     parts.append(f"{_title(self.content.characters[int(state[side(s, F_CHARACTER)])].name)} is {DEFEAT_NAMES[d]}.")
             if w < 0:
-                parts.append("Both fall: a draw.")
+                both = all(int(state[side(s, F_DEFEAT)]) for s in range(2))
+                parts.append("Both fall: a draw." if both else "Equal totals and no Edge: a draw.")
+            else:
+                parts.append(f"{_title(self.content.characters[int(state[side(w, F_CHARACTER)])].name)} wins the fight.")
         return " ".join(parts)
 
     def describe(self, state: np.ndarray) -> dict:

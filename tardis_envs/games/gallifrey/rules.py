@@ -420,19 +420,25 @@ def _resolve(state, tables, first, second):
             winner = _edge_tie(state)
         if winner >= 0:
             loser = 1 - winner
-            win_score = score0 if winner == 0 else score1
-            lose_score = score1 if winner == 0 else score0
-            _defeat_one(state, tables, loser, winner, win_score, lose_score, state[last(winner, L_CONDITION)])
+            if mode == MODE_DRAMATIC:
+                # injuries in both directions: the attacking Aspect against the defending one
+                win_value = state[last(winner, L_ATTACK)]
+                lose_value = state[last(loser, L_DEFENCE)]
+            else:
+                win_value = score0 if winner == 0 else score1
+                lose_value = score1 if winner == 0 else score0
+            _defeat_one(state, tables, loser, winner, win_value, lose_value, state[last(winner, L_CONDITION)])
             outcome = OUTCOME_DECIDED
-            # dramatic: the winner may still be injured when the loser's attack got through its defence
+            # dramatic: the winner may still be injured when the loser's attack got through its
+            # defence (even out of action): it is still the winner
             loser_attack = state[last(loser, L_ATTACK)]
             winner_defence = state[last(winner, L_DEFENCE)]
             if mode == MODE_DRAMATIC and loser_attack > winner_defence:
                 _add_injuries(state, winner, rulebook_injuries(state[last(loser, L_CONDITION)], loser_attack, winner_defence))
                 stasis = base_aspect(state, tables, winner, STASIS)
                 state[side(winner, F_DEFEAT)] = injury_defeat(state[side(winner, F_INJURIES)], stasis)
-                if state[side(winner, F_DEFEAT)] != DEFEAT_NONE:
-                    winner = -1  # both fell
+        elif mode == MODE_DRAMATIC:
+            outcome = OUTCOME_DECIDED  # equal totals and no Edge to break them: a draw
     else:
         for s in range(2):
             o = 1 - s

@@ -1,7 +1,7 @@
-"""Ghosts of Gallifrey duel (``gallifrey_duel_v0``): the rule mechanics as a two-player fight.
+"""Ghosts of Gallifrey duel (``gallifrey_duel_v1``): the rule mechanics as a two-player fight.
 
 =====================  ==========================================================
-Import                 ``from tardis_envs import gallifrey_duel_v0``
+Import                 ``from tardis_envs import gallifrey_duel_v1``
 Agents                 ``first`` (seat 0, commits first), ``second`` (seat 1)
 Actions                ``Discrete(256)``
 Observation            ``Box(-1, 1, (303,), float32)``, the chooser's view
@@ -24,7 +24,7 @@ scene's situational modifiers (data), plus a Time Card's levels.
 
 Exchanges are simultaneous: ``first`` commits a choice (kept hidden), then
 ``second`` commits (its observation is the same whatever ``first`` chose),
-then both are revealed and resolved. ``gallifrey_duel_v0.parallel_env()`` offers
+then both are revealed and resolved. ``gallifrey_duel_v1.parallel_env()`` offers
 the same game through PettingZoo's Parallel API: ``step({"first": a, "second":
 b})`` plays one exchange (both actions applied in seat order by the same kernels;
 each agent's ``observation``/``action_mask`` as in the AEC env). A choice is: the active Aspect to attack
@@ -53,10 +53,11 @@ Modes (``mode``):
   declared an Edge wins (both declared: both spent, the contest goes on);
   otherwise the next exchange, roles swapped.
 * ``dramatic``: each side attacks and defends; the higher total
-  (attack + defence) defeats the other, ties as in contest. The winner is
-  still injured when the loser's attack beat its defence (the loser's
-  condition, scored attack against defence); if that fells the winner too,
-  the fight is a draw.
+  (attack + defence) wins the fight and defeats the other under its
+  condition; an Edge breaks equal totals (both declared: both spent), and
+  equal totals without an Edge to break them are a draw. The winner is
+  still injured when the loser's attack beat its defence, and may end the
+  fight injured or even out of action: it is still the winner.
 * ``climactic`` (default): both attack and defend every exchange. An attack
   above the defence inflicts injuries equal to the margin; an attack equal
   to the defence hits for 1 when the attacker declared an Edge (spent). A
@@ -66,7 +67,10 @@ Modes (``mode``):
   a side is defeated (both at once: a draw).
 
 Injuries (contest and dramatic): restraint 0, subdual 1, wounding the
-winner's score minus the loser's, killing the winner's score. In every mode a
+winner's score minus the loser's, killing the winner's score; the scores are
+the two compared Aspects in contest, and in dramatic, in both directions, the
+attacker's attacking Aspect against the defender's defending Aspect (each
+with its modifiers and card). In every mode a
 character is out of action at injuries >= Stasis and killed at more than
 1.5 x Stasis (Stasis 3: 5 injuries; ``rules.killed_at``). Healing: Stasis 10
 heals all injuries at the end of every exchange that did not defeat it;
@@ -127,6 +131,12 @@ index      meaning
 
 Version history
 ---------------
+* v1: dramatic mode per the rulings: the higher total wins even when the
+  loser's attack fells the winner too (v0 scored that a draw), injuries both
+  ways use the attacking Aspect against the defending Aspect (v0 used the
+  totals for the winner's blow), and equal totals without an Edge are a draw
+  (v0 fought another exchange). Contest and climactic play as in v0; the
+  observation and actions are unchanged. ``gallifrey_duel_v1.parallel_env()``.
 * v0: first release.
 """
 from __future__ import annotations
