@@ -283,7 +283,6 @@ def test_destiny_of_the_daleks_imprisons_green_dice_until_freed():
     s[L.ANOMALY_STATE + a] = L.AS_DECK
     AN.draw_anomalies(s, raw.game.tables, 1)
     assert s[L.ANOMALY_STATE + a] == L.AS_TASK and s[L.TASK_IMPRISONED + a] == 3
-    s = adventure(raw, L.S_GATHER, symbols=["strength"]) if False else s
     s[L.ACTIVE] = 0
     set_companions(s, 0, ["Amy Pond"])
     s[L.BUILDER] = 0
