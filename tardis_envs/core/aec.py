@@ -42,6 +42,28 @@ def illegal_message(game: Game, state: np.ndarray, agent: str, action: int, mask
     return f"{game.spec.env_id}: illegal action {action} by {agent}{where}; legal actions: {words}"
 
 
+def check_env_arguments(env_id: str, render_mode: str | None, illegal_action: str) -> None:
+    """The env arguments every game shares, refused with the allowed values."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"{env_id}: render_mode {render_mode!r} is not supported; use one of {RENDER_MODES} or None")
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"{env_id}: illegal_action {illegal_action!r}; expected one of {ILLEGAL_ACTION_MODES}")
+
+
+def render_state(game: Game, state: np.ndarray, render_mode: str | None) -> str | np.ndarray | None:
+    """``render()`` of every env: text, an image, or printed text (``human``)."""
+    if render_mode is None:
+        warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to env()", stacklevel=3)
+        return None
+    if render_mode == "rgb_array":
+        return game.render_rgb(state)
+    text = game.render_ansi(state)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
 class TardisAECEnv(AECEnv, EzPickle):
     """AEC env over one game's numba kernels. Subclasses set ``game_class``."""
 
@@ -51,11 +73,7 @@ class TardisAECEnv(AECEnv, EzPickle):
     def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate", **options: Any):
         EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, **options)
         super().__init__()
-        env_id = self.game_class.spec.env_id
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"{env_id}: render_mode {render_mode!r} is not supported; use one of {RENDER_MODES} or None")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"{env_id}: illegal_action {illegal_action!r}; expected one of {ILLEGAL_ACTION_MODES}")
+        check_env_arguments(self.game_class.spec.env_id, render_mode, illegal_action)
         self.game = self.game_class(**options)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -201,16 +219,7 @@ class TardisAECEnv(AECEnv, EzPickle):
         return [int(a) for a in np.flatnonzero(self._mask)]
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to env()", stacklevel=2)
-            return None
-        if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self._state)
-        text = self.game.render_ansi(self._state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_state(self.game, self._state, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -20,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
-from .aec import ILLEGAL_ACTION_MODES, RENDER_MODES, illegal_message
+from .aec import RENDER_MODES, check_env_arguments, illegal_message, render_state
 from .game import Game
 from .rng import seed_to_key
 from .state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
@@ -34,11 +34,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate", **options: Any):
         EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, **options)
-        env_id = self.game_class.spec.env_id
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"{env_id}: render_mode {render_mode!r} is not supported; use one of {RENDER_MODES} or None")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"{env_id}: illegal_action {illegal_action!r}; expected one of {ILLEGAL_ACTION_MODES}")
+        check_env_arguments(self.game_class.spec.env_id, render_mode, illegal_action)
         self.game = game = self.game_class(**options)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -148,16 +144,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
         return self.game.describe(self._state)
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'", stacklevel=2)
-            return None
-        if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self._state)
-        text = self.game.render_ansi(self._state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_state(self.game, self._state, self.render_mode)
 
     def close(self) -> None:
         pass
