@@ -33,7 +33,13 @@ import numpy as np
 from tardis_envs.core.jit import njit, njit_parallel, prange
 from tardis_envs.core.rng import hash_words
 from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED
-from tardis_envs.games.chess.rules import (
+from tardis_envs.games.chess.board import (
+    chess_move_legal_given,
+    encode_move,
+    gen_chess_moves,
+    legality_context,
+)
+from tardis_envs.games.chess.layout import (
     A_DOCTOR,
     BOARD,
     DOCTOR,
@@ -52,18 +58,18 @@ from tardis_envs.games.chess.rules import (
     STATE_SIZE,
     TARDIS_SQ,
     WINNER,
-    action_squares,
     blocker_square,
-    chess_move_legal_given,
-    doctor_move_legal,
-    encode_move,
-    gen_chess_moves,
-    legal_mask,
-    legality_context,
     move_from,
     move_promotion,
     move_to,
+)
+from tardis_envs.games.chess.rules import (
+    action_squares,
+    legal_mask,
     step,
+)
+from tardis_envs.games.chess.tardis import (
+    doctor_move_legal,
 )
 
 # weights: index -> meaning

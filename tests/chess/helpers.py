@@ -5,7 +5,7 @@ import numpy as np
 
 from tardis_envs import timelord_chess_v0
 from tardis_envs.core.state import STATUS
-from tardis_envs.games.chess import rules
+from tardis_envs.games.chess import layout, rules
 
 VARIANT = timelord_chess_v0.Game(doctor=True)
 CLASSIC = timelord_chess_v0.Game(doctor=False)
@@ -23,8 +23,8 @@ def play(game, state, *moves: str) -> np.ndarray:
     of the mover are in the TARDIS) is declined with ``end`` when the next move
     is not one of its actions."""
     for move in moves:
-        if state[rules.PHASE] == rules.PHASE_FOLLOW_UP and move not in legal(game, state):
-            rules.step(state, game.tables, rules.A_END_TURN)
+        if state[layout.PHASE] == layout.PHASE_FOLLOW_UP and move not in legal(game, state):
+            rules.step(state, game.tables, layout.A_END_TURN)
         action = game.string_to_action(state, move)
         assert action in game.legal_actions(state), f"{move} is not legal; legal: {sorted(legal(game, state))}"
         rules.step(state, game.tables, action)

@@ -7,17 +7,17 @@ import pytest
 
 from tardis_envs import timelord_chess_v0
 from tardis_envs.core.state import RUNNING, STATUS, TERMINATED
-from tardis_envs.games.chess import rules
+from tardis_envs.games.chess import board, layout, rules
 
 from .helpers import CLASSIC
 from .test_perft import PERFT
 
 REASONS = {
-    "checkmate": rules.REASON_CHECKMATE,
-    "stalemate": rules.REASON_STALEMATE,
-    "insufficient": rules.REASON_INSUFFICIENT,
-    "fifty": rules.REASON_FIFTY_MOVES,
-    "threefold": rules.REASON_THREEFOLD,
+    "checkmate": layout.REASON_CHECKMATE,
+    "stalemate": layout.REASON_STALEMATE,
+    "insufficient": layout.REASON_INSUFFICIENT,
+    "fifty": layout.REASON_FIFTY_MOVES,
+    "threefold": layout.REASON_THREEFOLD,
 }
 
 
@@ -53,12 +53,12 @@ def run_games(seed: int, games: int, start_fens: list[str], san_every: int) -> d
         while True:
             reason = expected_reason(board)
             if reason is not None:
-                assert state[STATUS] == TERMINATED and state[rules.REASON] == reason, (
+                assert state[STATUS] == TERMINATED and state[layout.REASON] == reason, (
                     f"game {g}: library ends the game ({reason}) at {board.fen()}, env says "
-                    f"status {state[STATUS]} reason {state[rules.REASON]}"
+                    f"status {state[STATUS]} reason {state[layout.REASON]}"
                 )
                 # the side to move is mated: white (turn True) mated means black (1) won
-                assert state[rules.WINNER] == (int(board.turn) if reason == REASONS["checkmate"] else -1)
+                assert state[layout.WINNER] == (int(board.turn) if reason == REASONS["checkmate"] else -1)
                 ends[reason] = ends.get(reason, 0) + 1
                 break
             assert state[STATUS] == RUNNING, f"game {g}: env ended at {board.fen()} but the library plays on"
@@ -105,8 +105,8 @@ def test_threefold_repetition_by_knight_shuffle():
         rules.step(state, CLASSIC.tables, CLASSIC.string_to_action(state, uci))
         board.push_uci(uci)
     assert board.is_repetition(3)
-    assert state[STATUS] == TERMINATED and state[rules.REASON] == rules.REASON_THREEFOLD
-    assert state[rules.WINNER] == -1
+    assert state[STATUS] == TERMINATED and state[layout.REASON] == layout.REASON_THREEFOLD
+    assert state[layout.WINNER] == -1
 
 
 def test_en_passant_that_exposes_the_king_is_illegal_and_not_a_repetition_key():
@@ -114,9 +114,9 @@ def test_en_passant_that_exposes_the_king_is_illegal_and_not_a_repetition_key():
     fen = "8/2p5/8/KP5r/8/8/8/6k1 b - - 0 1"
     state = CLASSIC.from_fen(fen)
     rules.step(state, CLASSIC.tables, CLASSIC.string_to_action(state, "c7c5"))
-    assert state[rules.EP_SQUARE] == 42  # c6, as FEN writes it
+    assert state[layout.EP_SQUARE] == 42  # c6, as FEN writes it
     assert "b5c6" not in CLASSIC.legal_uci(state).values()
-    assert not rules.has_legal_en_passant(state)
+    assert not board.has_legal_en_passant(state)
 
 
 def test_fifty_move_rule_and_checkmate_on_the_hundredth_ply():
@@ -124,13 +124,13 @@ def test_fifty_move_rule_and_checkmate_on_the_hundredth_ply():
     # halfmove clock 99: a quiet move ends the game as a draw ...
     state = CLASSIC.from_fen(fen)
     rules.step(state, CLASSIC.tables, CLASSIC.string_to_action(state, "a1a2"))
-    assert state[STATUS] == TERMINATED and state[rules.REASON] == rules.REASON_FIFTY_MOVES
-    assert state[rules.WINNER] == -1
+    assert state[STATUS] == TERMINATED and state[layout.REASON] == layout.REASON_FIFTY_MOVES
+    assert state[layout.WINNER] == -1
     # ... but a mate on that move wins: mate comes first
     state = CLASSIC.from_fen(fen)
     rules.step(state, CLASSIC.tables, CLASSIC.string_to_action(state, "Rb8#"))
-    assert state[rules.HALFMOVE] == 100
-    assert state[rules.REASON] == rules.REASON_CHECKMATE and state[rules.WINNER] == 0
+    assert state[layout.HALFMOVE] == 100
+    assert state[layout.REASON] == layout.REASON_CHECKMATE and state[layout.WINNER] == 0
 
 
 def test_a_check_that_ends_the_game_in_a_draw_is_still_written_with_a_plus():
@@ -139,4 +139,4 @@ def test_a_check_that_ends_the_game_in_a_draw_is_still_written_with_a_plus():
     action = CLASSIC.string_to_action(state, "b2b1n")
     assert CLASSIC.san(state, action) == chess.Board("8/8/8/8/8/2K5/1p6/2k5 b - - 7 158").san(chess.Move.from_uci("b2b1n")) == "b1=N+"
     rules.step(state, CLASSIC.tables, action)
-    assert state[STATUS] == TERMINATED and state[rules.REASON] == rules.REASON_INSUFFICIENT
+    assert state[STATUS] == TERMINATED and state[layout.REASON] == layout.REASON_INSUFFICIENT

@@ -6,7 +6,8 @@ import tardis_envs
 from agents import make_agent
 from agents.heuristics import chess as heuristic
 from agents.tournament import play_match
-from tardis_envs.games.chess import rules
+from tardis_envs.core.state import CURRENT_PLAYER
+from tardis_envs.games.chess import layout
 
 from .helpers import CLASSIC, legal, play, position
 from .helpers import VARIANT as G
@@ -31,7 +32,7 @@ def test_travels_back_in_time_to_undo_a_blundered_queen():
     assert "D<2" in legal(G, state)
     # the heuristic's turn: the travel on its own, or a move with the travel as follow-up
     turn = []
-    while state[rules.CURRENT_PLAYER] == rules.WHITE:
+    while state[CURRENT_PLAYER] == layout.WHITE:
         turn.append(best(G, state))
         play(G, state, turn[-1])
     d = G.describe(state)

@@ -4,25 +4,25 @@ import pytest
 
 from tardis_envs import vector
 from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS
-from tardis_envs.games.chess import rules
+from tardis_envs.games.chess import board, layout, rules
 
 from .helpers import VARIANT as G
 
 
 def check_invariants(before, after, action):
     G.check_state(after)  # one king per side, TARDIS square free, Dr. Who in one place, ...
-    assert 1 <= after[rules.HIST_COUNT] <= rules.HISTORY
-    assert after[rules.BACKWARD_TRAVELS] <= 2 and after[rules.BACKWARD_TRAVELS + 1] <= 2
+    assert 1 <= after[layout.HIST_COUNT] <= layout.HISTORY
+    assert after[layout.BACKWARD_TRAVELS] <= 2 and after[layout.BACKWARD_TRAVELS + 1] <= 2
     mover = int(before[CURRENT_PLAYER])
     if after[CURRENT_PLAYER] != mover and after[STATUS] == RUNNING:
         # a finished turn never leaves the mover's king attacked
-        assert not rules.square_attacked(after, after[rules.KING_SQ + mover], 1 - mover)
+        assert not board.square_attacked(after, after[layout.KING_SQ + mover], 1 - mover)
     # nothing captures the piece inside the TARDIS: it leaves only by its own
     # move, a kick-out, or a backward travel that rewrote the past
-    if before[rules.PASSENGER] != 0 and after[rules.PASSENGER_ID] != before[rules.PASSENGER_ID]:
+    if before[layout.PASSENGER] != 0 and after[layout.PASSENGER_ID] != before[layout.PASSENGER_ID]:
         frm, to = rules.action_squares(before, action)
-        own_exit = (before[rules.PASSENGER] >> 3) == mover and frm == before[rules.TARDIS_SQ]
-        kick_out = rules.passenger_evictable(before, mover) and to == before[rules.TARDIS_SQ]
+        own_exit = (before[layout.PASSENGER] >> 3) == mover and frm == before[layout.TARDIS_SQ]
+        kick_out = board.passenger_evictable(before, mover) and to == before[layout.TARDIS_SQ]
         assert own_exit or kick_out, G.describe(before)
 
 
@@ -32,13 +32,13 @@ def check_mask(state, mask):
     assert mask.any(), "a live game has a legal action"
     tardis = int(rules.blocker_square(state))
     mover = int(state[CURRENT_PLAYER])
-    for action in np.flatnonzero(mask[: rules.NUM_CHESS_ACTIONS]):
+    for action in np.flatnonzero(mask[: layout.NUM_CHESS_ACTIONS]):
         frm, to = rules.action_squares(state, int(action))
-        assert to != state[rules.KING_SQ + 1 - mover], "a king is never capturable"
+        assert to != state[layout.KING_SQ + 1 - mover], "a king is never capturable"
         if to == tardis and tardis >= 0:
-            piece = state[rules.PASSENGER] if frm == tardis else state[rules.BOARD + frm]
-            assert piece & 7 != rules.KING, "kings never enter"
-            assert state[rules.PASSENGER] == 0 or rules.passenger_evictable(state, mover)
+            piece = state[layout.PASSENGER] if frm == tardis else state[layout.BOARD + frm]
+            assert piece & 7 != layout.KING, "kings never enter"
+            assert state[layout.PASSENGER] == 0 or board.passenger_evictable(state, mover)
 
 
 @pytest.mark.slow
@@ -56,11 +56,11 @@ def test_random_variant_playouts_keep_invariants():
         after = vec.states
         for i in range(games):
             a = int(actions[i])
-            seen["backward"] += rules.A_TRAVEL <= a < rules.A_TRAVEL + rules.MAX_TRAVEL
-            seen["forward"] += rules.A_TRAVEL + rules.MAX_TRAVEL <= a < rules.A_EVICT
-            seen["tardis"] += rules.A_TARDIS <= a < rules.A_TRAVEL
-            seen["doctor"] += rules.A_DOCTOR <= a < rules.A_TARDIS
-            seen["kick"] += rules.A_EVICT <= a < rules.A_END_TURN
+            seen["backward"] += layout.A_TRAVEL <= a < layout.A_TRAVEL + layout.MAX_TRAVEL
+            seen["forward"] += layout.A_TRAVEL + layout.MAX_TRAVEL <= a < layout.A_EVICT
+            seen["tardis"] += layout.A_TARDIS <= a < layout.A_TRAVEL
+            seen["doctor"] += layout.A_DOCTOR <= a < layout.A_TARDIS
+            seen["kick"] += layout.A_EVICT <= a < layout.A_END_TURN
             if terminated[i] or truncated[i]:
                 seen["finished"] += 1
                 continue

@@ -2,7 +2,7 @@
 import pytest
 
 from tardis_envs.core.state import RUNNING, STATUS, TERMINATED
-from tardis_envs.games.chess import rules
+from tardis_envs.games.chess import layout, rules
 from tardis_envs.games.chess.content import parse_square
 
 from .helpers import CLASSIC, legal, play, position
@@ -119,7 +119,7 @@ def test_kick_out_after_more_than_two_owner_turns_and_eviction_choice():
         assert "c6d4" not in legal(G, state)
         play(G, state, quiet_black, quiet_white, "end")
     # ply 9: the knight entered on ply 2, its owner has since had 3 turns
-    assert int(state[rules.PLY]) == 9
+    assert int(state[layout.PLY]) == 9
     assert "c6d4" in legal(G, state)
     play(G, state, "c6d4")
     d = G.describe(state)
@@ -133,7 +133,7 @@ def test_kick_out_after_more_than_two_owner_turns_and_eviction_choice():
 
 
 def _with_ply(state, ply):
-    state[rules.PLY] = ply
+    state[layout.PLY] = ply
     return G.check_state(state)
 
 
@@ -190,7 +190,7 @@ def test_doctor_can_block_a_mate_that_classic_chess_would_deliver():
     state = position(fen)
     assert state[STATUS] == RUNNING and legal(G, state) == {"Cc2b1", "Cc2c1", "Cc2d1"}
     classic = CLASSIC.from_fen("6k1/8/8/8/8/8/6PP/r6K w - - 0 1")
-    assert classic[STATUS] == TERMINATED and classic[rules.REASON] == rules.REASON_CHECKMATE
+    assert classic[STATUS] == TERMINATED and classic[layout.REASON] == layout.REASON_CHECKMATE
 
 
 def test_cooldown_five_plies_for_doctor_and_tardis():
@@ -200,7 +200,7 @@ def test_cooldown_five_plies_for_doctor_and_tardis():
         assert not kinds(legal(G, state), "C"), f"ply {ply}"
         mover_pawn = "a2a3" if ply % 2 == 0 else "a7a6"
         play(G, state, mover_pawn if ply < 3 else ("h2h3" if ply % 2 == 0 else "h7h6"))
-    assert int(state[rules.PLY]) == 5  # black's third turn: Dr. Who may move again
+    assert int(state[layout.PLY]) == 5  # black's third turn: Dr. Who may move again
     assert kinds(legal(G, state), "C")
 
 
@@ -213,10 +213,10 @@ def test_tardis_move_rules():
     assert G.describe(state)["board"][3] == "....D..."  # e5; d4 empty again
     # cool-down: neither Dr. Who nor the TARDIS moves before ply 7; then not back to d4
     play(G, state, "b8c6", "a2a3", "h7h6")
-    assert int(state[rules.PLY]) == 6
+    assert int(state[layout.PLY]) == 6
     assert not kinds(legal(G, state), "D") and not kinds(legal(G, state), "C")
     play(G, state, "h2h3", "h6h5")
-    assert int(state[rules.PLY]) == 8
+    assert int(state[layout.PLY]) == 8
     moves = legal(G, state)
     assert "De5f5" in moves and "De5d4" not in moves and "De5e7" not in moves  # e7 holds a pawn
 
@@ -264,14 +264,14 @@ def test_backward_travel_restores_the_past_without_the_travellers_earlier_self()
 def test_backward_travel_limits():
     state = _knight_in_after("a7a6")
     assert {"D<1", "D<2"} <= legal(G, state) and "D<3" not in legal(G, state)  # not before the start
-    state[rules.BACKWARD_TRAVELS] = 2
+    state[layout.BACKWARD_TRAVELS] = 2
     assert not kinds(legal(G, state), "D<") and kinds(legal(G, state), "D>")  # two per colour
 
 
 def test_backward_travel_illegal_onto_a_square_occupied_back_then():
     state = position("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 D:e4/C:in/P:N")
     play(G, state, "e2e3", "e8d8", "De4e2", "d8e8")  # the TARDIS lands where the pawn stood on ply 0
-    state[rules.COOLDOWN_UNTIL] = 0  # (skip the cool-down of the TARDIS move)
+    state[layout.COOLDOWN_UNTIL] = 0  # (skip the cool-down of the TARDIS move)
     moves = legal(G, state)
     assert {"D<1", "D<2", "D<3"} <= moves  # e2 was empty from ply 1 on
     assert "D<4" not in moves  # ply 0: the pawn stood on e2
@@ -281,15 +281,15 @@ def test_no_two_time_travels_in_a_row():
     state = _knight_in_after("e7e5", "e2e4", "b8c6")
     play(G, state, "D>1")  # white travels on ply 4
     # ply 5 (black): the TARDIS, due after one ply, is back at the start of this turn
-    assert int(state[rules.PLY]) == 5 and tardis(state)["on_board"]
-    state[rules.PASSENGER] = rules.KNIGHT | 8  # give black the traveller to test the ban
-    state[rules.COOLDOWN_UNTIL] = 0
+    assert int(state[layout.PLY]) == 5 and tardis(state)["on_board"]
+    state[layout.PASSENGER] = layout.KNIGHT | 8  # give black the traveller to test the ban
+    state[layout.COOLDOWN_UNTIL] = 0
     assert kinds(legal(G, state), "D") and not kinds(legal(G, state), "D<") and not kinds(legal(G, state), "D>")
     play(G, state, "a7a6", "end")
-    state[rules.PASSENGER] = rules.KNIGHT  # ply 6 (white) is banned too
+    state[layout.PASSENGER] = layout.KNIGHT  # ply 6 (white) is banned too
     assert not kinds(legal(G, state), "D<") and not kinds(legal(G, state), "D>")
     play(G, state, "a2a3", "end")
-    state[rules.PASSENGER] = rules.KNIGHT | 8  # ply 7: black may travel again
+    state[layout.PASSENGER] = layout.KNIGHT | 8  # ply 7: black may travel again
     assert kinds(legal(G, state), "D>")
 
 
@@ -299,7 +299,7 @@ def test_forward_travel_leaves_and_reappears_when_its_square_is_free():
     t = tardis(state)
     assert not t["on_board"] and t["returns_at_ply"] == 5 and G.describe(state)["board"][4][3] == "."
     play(G, state, "a7a6", "d2d4")  # d4 is an ordinary square meanwhile: the pawn passes d3 and lands there
-    assert int(state[rules.PLY]) == 5 and not tardis(state)["on_board"]  # due, but its square is taken
+    assert int(state[layout.PLY]) == 5 and not tardis(state)["on_board"]  # due, but its square is taken
     play(G, state, "e5d4", "d1d4", "a6a5")
     assert not tardis(state)["on_board"]
     play(G, state, "d4d3")  # the queen leaves d4: the TARDIS lands at the start of the next turn
@@ -311,14 +311,14 @@ def test_forward_travel_leaves_and_reappears_when_its_square_is_free():
 def test_stalemate_and_mate_count_every_kind_of_action():
     # classic stalemate, but Dr. Who can still step: the game goes on
     fen = "k7/2Q5/1K6/8/8/8/8/8 b - - 0 1"
-    assert CLASSIC.from_fen(fen)[rules.REASON] == rules.REASON_STALEMATE
+    assert CLASSIC.from_fen(fen)[layout.REASON] == layout.REASON_STALEMATE
     state = position(fen + " D:h1/C:in/P:-")
     assert state[STATUS] == RUNNING and legal(G, state) == {"Ch1g1", "Ch1g2", "Ch1h2"}
     # with Dr. Who cooling down nothing is left: stalemate, decided at the start of the turn
-    state[rules.COOLDOWN_UNTIL] = 10
+    state[layout.COOLDOWN_UNTIL] = 10
     assert legal(G, state) == set()
     rules._check_result(state, G.tables)
-    assert state[STATUS] == TERMINATED and state[rules.REASON] == rules.REASON_STALEMATE
+    assert state[STATUS] == TERMINATED and state[layout.REASON] == layout.REASON_STALEMATE
 
 
 def test_notation_san_and_fen_of_variant_actions():
@@ -332,7 +332,7 @@ def test_notation_san_and_fen_of_variant_actions():
     state = position("4k3/8/8/5p2/8/8/8/4K3 w - - 0 1 D:d3/C:in/P:B")
     sans = {m["uci"]: m["san"] for m in G.describe(state)["legal_moves"]}
     assert sans["d3f5"] == "B-xf5" and sans["Dd3a6"] == "D-a6" and sans["D>2"] == "D->2"
-    assert G.string_to_action(state, "D>2") == rules.A_TRAVEL + rules.MAX_TRAVEL + 1
+    assert G.string_to_action(state, "D>2") == layout.A_TRAVEL + layout.MAX_TRAVEL + 1
 
 
 @pytest.mark.parametrize(
@@ -355,11 +355,11 @@ def test_bad_fen_is_refused_naming_the_problem(fen, problem):
 
 def test_corrupt_state_is_refused():
     state = G.new_state(0)
-    state[rules.BOARD + 4] = 0  # remove the white king
+    state[layout.BOARD + 4] = 0  # remove the white king
     with pytest.raises(ValueError, match="white has 0 kings"):
         G.check_state(state)
     state = G.new_state(0)
-    state[rules.BOARD + parse_square("d4")] = rules.PAWN
+    state[layout.BOARD + parse_square("d4")] = layout.PAWN
     with pytest.raises(ValueError, match="TARDIS square d4 holds a piece"):
         G.check_state(state)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import (
+from .layout import (
     BISHOP,
     BLACK,
     DOCTOR,

@@ -8,7 +8,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED, VARIANT
-from . import batch, rules
+from . import batch, layout, rules
 from .content import (
     CASTLING_LETTERS,
     START_FEN,
@@ -17,7 +17,7 @@ from .content import (
     piece_letter,
     square_name,
 )
-from .rules import (
+from .layout import (
     A_DOCTOR,
     A_END_TURN,
     A_EVICT,
@@ -41,27 +41,27 @@ from .rules import (
 
 SIDE_NAMES = ("white", "black")
 PHASE_NAMES = {
-    rules.PHASE_MOVE: "move",
-    rules.PHASE_EVICT: "evict",
-    rules.PHASE_FOLLOW_UP: "follow_up",
-    rules.PHASE_OVER: "game_over",
+    layout.PHASE_MOVE: "move",
+    layout.PHASE_EVICT: "evict",
+    layout.PHASE_FOLLOW_UP: "follow_up",
+    layout.PHASE_OVER: "game_over",
 }
 REASON_NAMES = {
-    rules.REASON_NONE: None,
-    rules.REASON_CHECKMATE: "checkmate",
-    rules.REASON_STALEMATE: "stalemate",
-    rules.REASON_INSUFFICIENT: "insufficient material",
-    rules.REASON_FIFTY_MOVES: "fifty-move rule",
-    rules.REASON_THREEFOLD: "threefold repetition",
-    rules.REASON_MAX_PLIES: "max plies",
+    layout.REASON_NONE: None,
+    layout.REASON_CHECKMATE: "checkmate",
+    layout.REASON_STALEMATE: "stalemate",
+    layout.REASON_INSUFFICIENT: "insufficient material",
+    layout.REASON_FIFTY_MOVES: "fifty-move rule",
+    layout.REASON_THREEFOLD: "threefold repetition",
+    layout.REASON_MAX_PLIES: "max plies",
 }
 KIND_NAMES = {
-    rules.KIND_NONE: None,
-    rules.KIND_CHESS: "chess move",
-    rules.KIND_DOCTOR: "doctor move",
-    rules.KIND_TARDIS: "tardis move",
-    rules.KIND_BACKWARD: "time travel backward",
-    rules.KIND_FORWARD: "time travel forward",
+    layout.KIND_NONE: None,
+    layout.KIND_CHESS: "chess move",
+    layout.KIND_DOCTOR: "doctor move",
+    layout.KIND_TARDIS: "tardis move",
+    layout.KIND_BACKWARD: "time travel backward",
+    layout.KIND_FORWARD: "time travel forward",
 }
 PIECE_NAMES = {1: "pawn", 2: "knight", 3: "bishop", 4: "rook", 5: "queen", 6: "king", 7: "doctor"}
 
@@ -127,11 +127,11 @@ class TimelordChess(Game):
         self._check_waiting_side(self.tables_state(), "option 'fen': " + repr(self.start_fen))
         self.num_players = 2
         self.agent_names = SIDE_NAMES
-        self.num_actions = rules.NUM_ACTIONS if self.doctor else NUM_CHESS_ACTIONS
-        self.observation_shape = (rules.NUM_PLANES, 8, 8)
+        self.num_actions = layout.NUM_ACTIONS if self.doctor else NUM_CHESS_ACTIONS
+        self.observation_shape = (layout.NUM_PLANES, 8, 8)
         self.observation_low = -1.0
         self.observation_high = 1.0
-        self.state_size = rules.STATE_SIZE
+        self.state_size = layout.STATE_SIZE
         # a turn is at most three decisions: a move, an eviction square, a follow-up
         self.max_game_length = (3 if self.doctor else 1) * self.options["max_plies"]
 
@@ -142,7 +142,7 @@ class TimelordChess(Game):
             tables = build_tables(self.doctor, self.options["max_plies"], fen)
         except ValueError as exc:
             raise ValueError(f"{self.spec.env_id}: {exc}") from None
-        state = np.zeros(rules.STATE_SIZE, dtype=np.int64)
+        state = np.zeros(layout.STATE_SIZE, dtype=np.int64)
         state[VARIANT] = self.variant
         rules.init(state, tables)
         self._check_waiting_side(state, f"FEN {fen!r}")
@@ -154,7 +154,7 @@ class TimelordChess(Game):
         return repr(("doctor", self.options["doctor"])).encode()
 
     def tables_state(self) -> np.ndarray:
-        state = np.zeros(rules.STATE_SIZE, dtype=np.int64)
+        state = np.zeros(layout.STATE_SIZE, dtype=np.int64)
         rules.init(state, self.tables)
         return state
 
@@ -172,7 +172,7 @@ class TimelordChess(Game):
         for rank in range(7, -1, -1):
             row, empty = "", 0
             for file in range(8):
-                code = int(state[rules.BOARD + rank * 8 + file])
+                code = int(state[layout.BOARD + rank * 8 + file])
                 if code == EMPTY:
                     empty += 1
                     continue
@@ -181,21 +181,21 @@ class TimelordChess(Game):
                     empty = 0
                 row += piece_letter(code)
             rows.append(row + (str(empty) if empty else ""))
-        castling = "".join(letter for letter, bit in CASTLING_LETTERS if state[rules.CASTLING] & bit) or "-"
-        ep = int(state[rules.EP_SQUARE])
+        castling = "".join(letter for letter, bit in CASTLING_LETTERS if state[layout.CASTLING] & bit) or "-"
+        ep = int(state[layout.EP_SQUARE])
         fields = [
             "/".join(rows),
             "w" if state[CURRENT_PLAYER] == WHITE else "b",
             castling,
             square_name(ep) if ep >= 0 else "-",
-            str(int(state[rules.HALFMOVE])),
-            str(int(state[rules.FULLMOVE])),
+            str(int(state[layout.HALFMOVE])),
+            str(int(state[layout.FULLMOVE])),
         ]
         if self.doctor:
-            doctor_sq = int(state[rules.DOCTOR_SQ])
-            passenger = int(state[rules.PASSENGER])
+            doctor_sq = int(state[layout.DOCTOR_SQ])
+            passenger = int(state[layout.PASSENGER])
             fields.append(
-                f"D:{square_name(int(state[rules.TARDIS_SQ]))}/C:{'in' if doctor_sq < 0 else square_name(doctor_sq)}"
+                f"D:{square_name(int(state[layout.TARDIS_SQ]))}/C:{'in' if doctor_sq < 0 else square_name(doctor_sq)}"
                 f"/P:{piece_letter(passenger) if passenger else '-'}"
             )
         return " ".join(fields)
@@ -203,9 +203,9 @@ class TimelordChess(Game):
     # --- actions ---------------------------------------------------------------
     def _legal_moves(self, state: np.ndarray) -> dict[int, int]:
         """Legal chess actions -> move words (empty outside the move phase)."""
-        if state[STATUS] != RUNNING or state[rules.PHASE] != rules.PHASE_MOVE:
+        if state[STATUS] != RUNNING or state[layout.PHASE] != layout.PHASE_MOVE:
             return {}
-        out = np.empty(rules.MAX_MOVES, dtype=np.int64)
+        out = np.empty(layout.MAX_MOVES, dtype=np.int64)
         n = rules.legal_chess_moves(state, out)
         colour = int(state[CURRENT_PLAYER])
         return {
@@ -245,11 +245,11 @@ class TimelordChess(Game):
                 return self.move_uci(move)
             suffix = piece_letter(promotion | (BLACK << 3)) if promotion else ""
             return f"{square_name(frm)}{square_name(to)}{suffix}"
-        tardis = int(state[rules.TARDIS_SQ])
+        tardis = int(state[layout.TARDIS_SQ])
         if action < A_TARDIS:
             d = action - A_DOCTOR
             d = d if colour == WHITE else (4 - d) % 8
-            doctor_sq = int(state[rules.DOCTOR_SQ])
+            doctor_sq = int(state[layout.DOCTOR_SQ])
             origin = doctor_sq if doctor_sq >= 0 else tardis
             target = int(NEIGHBOUR[origin, d]) if origin >= 0 else -1
             return f"C{square_name(origin)}{square_name(target)}" if target >= 0 else f"#{action}"
@@ -313,11 +313,11 @@ class TimelordChess(Game):
             if not 1 <= k <= MAX_TRAVEL:
                 return None
             return A_TRAVEL + (k - 1 if travel.group(1) == "<" else MAX_TRAVEL + k - 1)
-        tardis = int(state[rules.TARDIS_SQ])
+        tardis = int(state[layout.TARDIS_SQ])
         move = re.fullmatch(r"d(?:[a-h][1-8]|-)([a-h][1-8])", wanted)
         if move:
             return A_TARDIS + (parse_square(move.group(1)) ^ (56 * colour))
-        doctor_sq = int(state[rules.DOCTOR_SQ])
+        doctor_sq = int(state[layout.DOCTOR_SQ])
         step = re.fullmatch(r"c([a-h][1-8])([a-h][1-8])", wanted)
         evict = re.fullmatch(r"e([a-h][1-8])", wanted)
         if step or evict:
@@ -344,10 +344,10 @@ class TimelordChess(Game):
             if action >= NUM_CHESS_ACTIONS and self.doctor:
                 if text.startswith("C"):
                     to = parse_square(text[3:5])
-                    if to == int(state[rules.TARDIS_SQ]):
+                    if to == int(state[layout.TARDIS_SQ]):
                         text = "C-"
                     else:
-                        text = ("Cx" if state[rules.BOARD + to] != EMPTY else "C-") + text[3:5]
+                        text = ("Cx" if state[layout.BOARD + to] != EMPTY else "C-") + text[3:5]
                 elif text.startswith("D<") or text.startswith("D>"):
                     text = "D-" + text[1:]
                 elif text.startswith("D"):
@@ -361,17 +361,17 @@ class TimelordChess(Game):
         frm, to = rules.move_from(move), rules.move_to(move)
         flag, promotion = rules.move_flag(move), rules.move_promotion(move)
         block = int(rules.blocker_square(state))
-        if flag == rules.FLAG_CASTLE:
+        if flag == layout.FLAG_CASTLE:
             text = "O-O" if to > frm else "O-O-O"
         elif self.doctor and to == block:
-            code = int(state[rules.BOARD + frm])
-            text = piece_letter(code).upper() + ("-!" if flag == rules.FLAG_KICK else "-")
+            code = int(state[layout.BOARD + frm])
+            text = piece_letter(code).upper() + ("-!" if flag == layout.FLAG_KICK else "-")
             if promotion:
                 text += "=" + piece_letter(promotion)
         else:
             from_inside = self.doctor and frm == block
-            code = int(state[rules.PASSENGER]) if from_inside else int(state[rules.BOARD + frm])
-            capture = flag == rules.FLAG_EN_PASSANT or state[rules.BOARD + to] != EMPTY
+            code = int(state[layout.PASSENGER]) if from_inside else int(state[layout.BOARD + frm])
+            capture = flag == layout.FLAG_EN_PASSANT or state[layout.BOARD + to] != EMPTY
             letter = piece_letter(code).upper()
             if from_inside:
                 text = letter + "-" + ("x" if capture else "") + square_name(to)
@@ -381,7 +381,7 @@ class TimelordChess(Game):
                 rivals = [
                     rules.move_from(m) for a, m in moves.items()
                     if a != action and rules.move_to(m) == to and rules.move_from(m) != block
-                    and int(state[rules.BOARD + rules.move_from(m)]) == code
+                    and int(state[layout.BOARD + rules.move_from(m)]) == code
                 ]
                 disambiguation = ""
                 if rivals:
@@ -400,13 +400,13 @@ class TimelordChess(Game):
     def _check_suffix(self, state: np.ndarray, action: int) -> str:
         after = state.copy()
         rules.step(after, self.tables, action)
-        while after[STATUS] == RUNNING and after[rules.PHASE] != rules.PHASE_MOVE:
+        while after[STATUS] == RUNNING and after[layout.PHASE] != layout.PHASE_MOVE:
             # a kick-out or follow-up is pending: judge the check after the first choice
             mask = np.zeros(self.num_actions, dtype=np.int8)
             rules.legal_mask(after, self.tables, mask)
             choice = A_END_TURN if mask[A_END_TURN] else int(np.flatnonzero(mask)[0])
             rules.step(after, self.tables, choice)
-        if after[STATUS] == TERMINATED and after[rules.REASON] == rules.REASON_CHECKMATE:
+        if after[STATUS] == TERMINATED and after[layout.REASON] == layout.REASON_CHECKMATE:
             return "#"
         # a check that also ends the game in a draw (the fifty-move rule, bare
         # material) is still written as one, as SAN does
@@ -432,15 +432,15 @@ class TimelordChess(Game):
         """
         status = int(state[STATUS])
         mover = int(state[CURRENT_PLAYER])
-        winner = int(state[rules.WINNER])
-        tardis = int(state[rules.TARDIS_SQ])
-        absent = bool(state[rules.TARDIS_ABSENT])
+        winner = int(state[layout.WINNER])
+        tardis = int(state[layout.TARDIS_SQ])
+        absent = bool(state[layout.TARDIS_ABSENT])
         board = []
         for rank in range(7, -1, -1):
             row = ""
             for file in range(8):
                 sq = rank * 8 + file
-                code = int(state[rules.BOARD + sq])
+                code = int(state[layout.BOARD + sq])
                 if sq == tardis and not absent:
                     row += "D"
                 else:
@@ -450,17 +450,17 @@ class TimelordChess(Game):
             "fen": self.fen(state),
             "board": board,
             "side_to_move": SIDE_NAMES[mover],
-            "phase": PHASE_NAMES[int(state[rules.PHASE])],
+            "phase": PHASE_NAMES[int(state[layout.PHASE])],
             "status": STATUS_NAMES[status],
             "winner": SIDE_NAMES[winner] if status == TERMINATED and winner >= 0 else None,
-            "reason": REASON_NAMES[int(state[rules.REASON])],
+            "reason": REASON_NAMES[int(state[layout.REASON])],
             "rewards": {side: int(state[REWARDS + s]) for s, side in enumerate(SIDE_NAMES)},
             "check": bool(rules.in_check(state, mover)),
-            "castling": "".join(letter for letter, bit in CASTLING_LETTERS if state[rules.CASTLING] & bit) or "-",
-            "en_passant": square_name(int(state[rules.EP_SQUARE])) if state[rules.EP_SQUARE] >= 0 else None,
-            "halfmove_clock": int(state[rules.HALFMOVE]),
-            "fullmove_number": int(state[rules.FULLMOVE]),
-            "ply": int(state[rules.PLY]),
+            "castling": "".join(letter for letter, bit in CASTLING_LETTERS if state[layout.CASTLING] & bit) or "-",
+            "en_passant": square_name(int(state[layout.EP_SQUARE])) if state[layout.EP_SQUARE] >= 0 else None,
+            "halfmove_clock": int(state[layout.HALFMOVE]),
+            "fullmove_number": int(state[layout.FULLMOVE]),
+            "ply": int(state[layout.PLY]),
             "repetitions": int(rules.repetitions(state)),
             "legal_moves": [
                 {"uci": self.action_to_string(state, int(a)), "san": self.san(state, int(a))}
@@ -469,23 +469,23 @@ class TimelordChess(Game):
             "last_turn": self._last_turn(state),
         }
         if self.doctor:
-            doctor_sq = int(state[rules.DOCTOR_SQ])
-            passenger = int(state[rules.PASSENGER])
-            entered = int(state[rules.PASSENGER_ENTRY_PLY])
-            evicted = int(state[rules.EVICTED])
+            doctor_sq = int(state[layout.DOCTOR_SQ])
+            passenger = int(state[layout.PASSENGER])
+            entered = int(state[layout.PASSENGER_ENTRY_PLY])
+            evicted = int(state[layout.EVICTED])
             out["tardis"] = {
                 "square": square_name(tardis),
                 "on_board": not absent,
-                "returns_at_ply": int(state[rules.TARDIS_RETURN_PLY]) if absent else None,
-                "previous_square": square_name(int(state[rules.TARDIS_PREV_SQ])) if state[rules.TARDIS_PREV_SQ] >= 0 else None,
+                "returns_at_ply": int(state[layout.TARDIS_RETURN_PLY]) if absent else None,
+                "previous_square": square_name(int(state[layout.TARDIS_PREV_SQ])) if state[layout.TARDIS_PREV_SQ] >= 0 else None,
                 "doctor": "inside" if doctor_sq < 0 else square_name(doctor_sq),
                 "passenger": self._piece_name(passenger) if passenger else None,
                 "passenger_entered_ply": entered if passenger else None,
-                "evictable_from_ply": entered + rules.KICK_OUT_PLIES if passenger else None,
-                "cooldown_until_ply": int(state[rules.COOLDOWN_UNTIL]),
-                "travel_allowed_from_ply": max(0, int(state[rules.LAST_TRAVEL_PLY]) + rules.TRAVEL_BAN_PLIES + 1),
-                "backward_travels": {side: int(state[rules.BACKWARD_TRAVELS + s]) for s, side in enumerate(SIDE_NAMES)},
-                "history_plies": int(state[rules.HIST_COUNT]) - 1,
+                "evictable_from_ply": entered + layout.KICK_OUT_PLIES if passenger else None,
+                "cooldown_until_ply": int(state[layout.COOLDOWN_UNTIL]),
+                "travel_allowed_from_ply": max(0, int(state[layout.LAST_TRAVEL_PLY]) + layout.TRAVEL_BAN_PLIES + 1),
+                "backward_travels": {side: int(state[layout.BACKWARD_TRAVELS + s]) for s, side in enumerate(SIDE_NAMES)},
+                "history_plies": int(state[layout.HIST_COUNT]) - 1,
                 "evicted": self._piece_name(evicted) if evicted else None,
             }
         return out
@@ -497,35 +497,35 @@ class TimelordChess(Game):
         return f"{SIDE_NAMES[code >> 3]} {PIECE_NAMES[code & 7]}"
 
     def _last_turn(self, state: np.ndarray) -> dict | None:
-        kind = int(state[rules.LAST_KIND])
-        if kind == rules.KIND_NONE:
+        kind = int(state[layout.LAST_KIND])
+        if kind == layout.KIND_NONE:
             return None
 
         def sq(value: int) -> str | None:
             return square_name(int(value)) if value >= 0 else None
 
         out = {"kind": KIND_NAMES[kind]}
-        if kind in (rules.KIND_CHESS, rules.KIND_DOCTOR):
-            captured = int(state[rules.LAST_CAPTURED])
-            promotion = int(state[rules.LAST_PROMOTION])
+        if kind in (layout.KIND_CHESS, layout.KIND_DOCTOR):
+            captured = int(state[layout.LAST_CAPTURED])
+            promotion = int(state[layout.LAST_PROMOTION])
             out.update(
                 {
-                    "from": sq(state[rules.LAST_FROM]),
-                    "to": sq(state[rules.LAST_TO]),
-                    "piece": self._piece_name(int(state[rules.LAST_PIECE])),
+                    "from": sq(state[layout.LAST_FROM]),
+                    "to": sq(state[layout.LAST_TO]),
+                    "piece": self._piece_name(int(state[layout.LAST_PIECE])),
                     "captured": self._piece_name(captured) if captured else None,
                     "promotion": PIECE_NAMES[promotion] if promotion else None,
-                    "evicted_to": sq(state[rules.LAST_EVICT_SQ]),
+                    "evicted_to": sq(state[layout.LAST_EVICT_SQ]),
                 }
             )
-        elif kind == rules.KIND_TARDIS:
-            out["to"] = sq(state[rules.LAST_TO])
+        elif kind == layout.KIND_TARDIS:
+            out["to"] = sq(state[layout.LAST_TO])
         else:
-            out["plies"] = int(state[rules.LAST_TO])
-        follow = int(state[rules.LAST_FOLLOW_KIND])
-        if follow != rules.KIND_NONE:
-            arg = int(state[rules.LAST_FOLLOW_ARG])
-            out["follow_up"] = {"kind": KIND_NAMES[follow], **({"to": sq(arg)} if follow == rules.KIND_TARDIS else {"plies": arg})}
+            out["plies"] = int(state[layout.LAST_TO])
+        follow = int(state[layout.LAST_FOLLOW_KIND])
+        if follow != layout.KIND_NONE:
+            arg = int(state[layout.LAST_FOLLOW_ARG])
+            out["follow_up"] = {"kind": KIND_NAMES[follow], **({"to": sq(arg)} if follow == layout.KIND_TARDIS else {"plies": arg})}
         return out
 
     # --- state checks ---------------------------------------------------------------
@@ -535,7 +535,7 @@ class TimelordChess(Game):
         def bad(text: str) -> None:
             raise ValueError(f"{env_id}: corrupt state: {text}")
 
-        board = state[rules.BOARD : rules.BOARD + 64]
+        board = state[layout.BOARD : layout.BOARD + 64]
         allowed = {0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())
         for sq_, code in enumerate(board):
             if int(code) not in allowed:
@@ -545,49 +545,49 @@ class TimelordChess(Game):
             squares = np.flatnonzero(board == king)
             if len(squares) != 1:
                 bad(f"{SIDE_NAMES[colour]} has {len(squares)} kings")
-            if state[rules.KING_SQ + colour] != squares[0]:
-                bad(f"{SIDE_NAMES[colour]} king square field {int(state[rules.KING_SQ + colour])} disagrees with the board")
-        if not 0 <= state[rules.CASTLING] <= 15:
-            bad(f"castling bits {int(state[rules.CASTLING])} outside 0..15")
-        ep = int(state[rules.EP_SQUARE])
+            if state[layout.KING_SQ + colour] != squares[0]:
+                bad(f"{SIDE_NAMES[colour]} king square field {int(state[layout.KING_SQ + colour])} disagrees with the board")
+        if not 0 <= state[layout.CASTLING] <= 15:
+            bad(f"castling bits {int(state[layout.CASTLING])} outside 0..15")
+        ep = int(state[layout.EP_SQUARE])
         if ep != -1 and not (0 <= ep < 64 and (ep >> 3) in (2, 5)):
             bad(f"en-passant square {ep} is not -1 or a square on rank 3/6")
-        if state[rules.PHASE] not in PHASE_NAMES:
-            bad(f"phase {int(state[rules.PHASE])} is not one of {sorted(PHASE_NAMES)}")
-        if (state[rules.PHASE] == rules.PHASE_OVER) != (state[STATUS] != RUNNING):
-            bad(f"phase {int(state[rules.PHASE])} disagrees with status {int(state[STATUS])}")
-        if state[rules.HALFMOVE] < 0 or state[rules.FULLMOVE] < 1 or state[rules.PLY] < 0:
+        if state[layout.PHASE] not in PHASE_NAMES:
+            bad(f"phase {int(state[layout.PHASE])} is not one of {sorted(PHASE_NAMES)}")
+        if (state[layout.PHASE] == layout.PHASE_OVER) != (state[STATUS] != RUNNING):
+            bad(f"phase {int(state[layout.PHASE])} disagrees with status {int(state[STATUS])}")
+        if state[layout.HALFMOVE] < 0 or state[layout.FULLMOVE] < 1 or state[layout.PLY] < 0:
             bad("negative clocks")
-        if not 1 <= state[rules.HIST_COUNT] <= rules.HISTORY or not 0 <= state[rules.HIST_TOP] < rules.HISTORY:
-            bad(f"history count {int(state[rules.HIST_COUNT])} / top {int(state[rules.HIST_TOP])} out of range")
-        if state[rules.REP_COUNT] < 1:
+        if not 1 <= state[layout.HIST_COUNT] <= layout.HISTORY or not 0 <= state[layout.HIST_TOP] < layout.HISTORY:
+            bad(f"history count {int(state[layout.HIST_COUNT])} / top {int(state[layout.HIST_TOP])} out of range")
+        if state[layout.REP_COUNT] < 1:
             bad("the repetition record is empty")
-        tardis = int(state[rules.TARDIS_SQ])
+        tardis = int(state[layout.TARDIS_SQ])
         if not self.doctor:
-            if tardis != -1 or state[rules.PASSENGER] != EMPTY or DOCTOR in board:
+            if tardis != -1 or state[layout.PASSENGER] != EMPTY or DOCTOR in board:
                 bad("classic chess state holds a TARDIS, a passenger or Dr. Who")
-            if state[rules.PHASE] in (rules.PHASE_EVICT, rules.PHASE_FOLLOW_UP):
+            if state[layout.PHASE] in (layout.PHASE_EVICT, layout.PHASE_FOLLOW_UP):
                 bad("classic chess has no eviction or follow-up phase")
             return
         if not 0 <= tardis < 64:
             bad(f"TARDIS square {tardis} is not a square")
-        if state[rules.TARDIS_ABSENT] not in (0, 1):
+        if state[layout.TARDIS_ABSENT] not in (0, 1):
             bad("TARDIS absent flag must be 0 or 1")
-        if not state[rules.TARDIS_ABSENT] and board[tardis] != EMPTY:
+        if not state[layout.TARDIS_ABSENT] and board[tardis] != EMPTY:
             bad(f"the TARDIS square {square_name(tardis)} holds a piece on the board")
-        doctor_sq = int(state[rules.DOCTOR_SQ])
+        doctor_sq = int(state[layout.DOCTOR_SQ])
         doctors = np.flatnonzero(board == DOCTOR)
         if doctor_sq >= 0:
             if list(doctors) != [doctor_sq]:
                 bad(f"Dr. Who's square {square_name(doctor_sq)} disagrees with the board")
         elif len(doctors):
             bad("Dr. Who is both inside the TARDIS and on the board")
-        passenger = int(state[rules.PASSENGER])
+        passenger = int(state[layout.PASSENGER])
         if passenger not in {0, 1, 2, 3, 4, 5, 9, 10, 11, 12, 13}:
             bad(f"passenger code {passenger} is not a non-king chess piece")
-        if state[rules.PHASE] == rules.PHASE_EVICT and int(state[rules.EVICTED]) not in {1, 2, 3, 4, 5, 9, 10, 11, 12, 13}:
+        if state[layout.PHASE] == layout.PHASE_EVICT and int(state[layout.EVICTED]) not in {1, 2, 3, 4, 5, 9, 10, 11, 12, 13}:
             bad("eviction phase without an evicted piece")
-        if not 0 <= state[rules.BACKWARD_TRAVELS] <= 2 or not 0 <= state[rules.BACKWARD_TRAVELS + 1] <= 2:
+        if not 0 <= state[layout.BACKWARD_TRAVELS] <= 2 or not 0 <= state[layout.BACKWARD_TRAVELS + 1] <= 2:
             bad("backward travel counts outside 0..2")
 
     # --- drawing ---------------------------------------------------------------

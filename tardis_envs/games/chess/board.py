@@ -1,0 +1,661 @@
+"""The FIDE core of Dr. Who Chess: attacks, pseudo-legal move generation, legality
+(pins, checks, en passant, castling), making a move, the position key for
+repetition, insufficient material and perft.
+
+This is plain chess with two hooks for the variant, both read from the state:
+the TARDIS square (``blocker_square``: it blocks lines like a piece and is a
+move's destination when a piece enters) and the piece inside it (``PASSENGER``:
+it moves *from* the TARDIS square and attacks nothing). In classic mode
+(``doctor=False``) there is no TARDIS, both hooks are idle and this module is
+FIDE chess exactly (perft-checked in ``tests/chess/test_perft.py``). Dr. Who's
+steps, TARDIS moves and time travel live in :mod:`.tardis`; turns in
+:mod:`.rules`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.jit import njit
+from ...core.state import CURRENT_PLAYER
+from .layout import (
+    BISHOP,
+    BLACK,
+    BOARD,
+    CASTLE_BK,
+    CASTLE_BQ,
+    CASTLE_WK,
+    CASTLE_WQ,
+    CASTLING,
+    CORE_SIZE,
+    DIR_DF,
+    DIR_DR,
+    DOCTOR,
+    DOCTOR_SQ,
+    EMPTY,
+    EP_SQUARE,
+    EVICTED,
+    EVICTED_ID,
+    FLAG_CASTLE,
+    FLAG_DOUBLE,
+    FLAG_EN_PASSANT,
+    FLAG_KICK,
+    FLAG_NORMAL,
+    KICK_OUT_PLIES,
+    KING,
+    KING_SQ,
+    KNIGHT,
+    KNIGHT_DF,
+    KNIGHT_DR,
+    KNIGHT_TARGET,
+    MAX_MOVES,
+    NEIGHBOUR,
+    PASSENGER,
+    PASSENGER_ENTRY_PLY,
+    PASSENGER_ID,
+    PAWN,
+    PIECE_ID,
+    PLY,
+    QUEEN,
+    REP_COUNT,
+    REP_RING,
+    REP_RING_SIZE,
+    ROOK,
+    TARDIS_ABSENT,
+    TARDIS_SQ,
+    WHITE,
+    Z_CASTLING,
+    Z_DOCTOR_INSIDE,
+    Z_EP,
+    Z_PASSENGER,
+    Z_SIDE,
+    Z_TARDIS,
+    ZEROING,
+    ZOBRIST,
+    blocker_square,
+    frame,
+    make_move,
+    move_flag,
+    move_from,
+    move_promotion,
+    move_to,
+)
+
+
+# ============================================================================
+# Attacks
+# ============================================================================
+@njit
+def square_attacked(state, sq, by):
+    """Is ``sq`` attacked by a chess piece of colour ``by``? Dr. Who and the
+    passenger inside the TARDIS attack nothing; the TARDIS and Dr. Who block."""
+    block = blocker_square(state)
+    f = sq & 7
+    # pawns: a pawn of ``by`` attacks diagonally forward
+    pawn = PAWN | (by << 3)
+    if by == WHITE:
+        if f > 0 and sq >= 9 and state[BOARD + sq - 9] == pawn:
+            return True
+        if f < 7 and sq >= 7 and state[BOARD + sq - 7] == pawn:
+            return True
+    else:
+        if f > 0 and sq + 7 < 64 and state[BOARD + sq + 7] == pawn:
+            return True
+        if f < 7 and sq + 9 < 64 and state[BOARD + sq + 9] == pawn:
+            return True
+    knight = KNIGHT | (by << 3)
+    king = KING | (by << 3)
+    for k in range(8):
+        t = KNIGHT_TARGET[sq, k]
+        if t >= 0 and state[BOARD + t] == knight:
+            return True
+        t = NEIGHBOUR[sq, k]
+        if t >= 0 and state[BOARD + t] == king:
+            return True
+    rook = ROOK | (by << 3)
+    bishop = BISHOP | (by << 3)
+    queen = QUEEN | (by << 3)
+    for d in range(8):
+        diagonal = d & 1
+        t = NEIGHBOUR[sq, d]
+        while t >= 0:
+            if t == block:
+                break
+            code = state[BOARD + t]
+            if code != EMPTY:
+                if code == queen or (diagonal == 1 and code == bishop) or (diagonal == 0 and code == rook):
+                    return True
+                break
+            t = NEIGHBOUR[t, d]
+    return False
+
+
+@njit
+def in_check(state, colour):
+    return square_attacked(state, state[KING_SQ + colour], 1 - colour)
+
+
+# ============================================================================
+# Chess move generation (pseudo-legal) and legality
+# ============================================================================
+@njit
+def passenger_evictable(state, mover):
+    """Can ``mover`` kick out the piece inside (an opponent piece that has been
+    in the TARDIS for more than two of its owner's turns)?"""
+    p = state[PASSENGER]
+    return p != EMPTY and (p >> 3) != mover and state[PLY] - state[PASSENGER_ENTRY_PLY] >= KICK_OUT_PLIES
+
+
+@njit
+def _target_kind(state, mover, t, code, block):
+    """0: blocked, 1: empty square, 2: capture, 3: enter the TARDIS, 4: kick out."""
+    if t == block:
+        if (code & 7) == KING:
+            return 0
+        if state[PASSENGER] == EMPTY:
+            return 3
+        if passenger_evictable(state, mover):
+            return 4
+        return 0
+    other = state[BOARD + t]
+    if other == EMPTY:
+        return 1
+    if other == DOCTOR or (other >> 3) == mover or (other & 7) == KING:
+        # a king is never captured: in chess it never stands attacked on the
+        # opponent's move, but the piece inside the TARDIS attacks nothing, so a
+        # king may stand where that piece could step out onto it
+        return 0
+    return 2
+
+
+@njit
+def _push_target(moves, n, frm, t, kind):
+    moves[n] = make_move(frm, t, 0, FLAG_KICK if kind == 4 else FLAG_NORMAL)
+    return n + 1
+
+
+@njit
+def gen_piece_moves(state, mover, frm, code, moves, n, block):
+    ptype = code & 7
+    if ptype == PAWN:
+        up = 8 if mover == WHITE else -8
+        start_rank = 1 if mover == WHITE else 6
+        last_rank = 7 if mover == WHITE else 0
+        t = frm + up
+        if 0 <= t < 64:
+            kind = _target_kind(state, mover, t, code, block)
+            if kind == 1 or kind == 3 or kind == 4:
+                flag = FLAG_KICK if kind == 4 else FLAG_NORMAL
+                if (t >> 3) == last_rank:
+                    for promo in range(QUEEN, KNIGHT - 1, -1):
+                        moves[n] = make_move(frm, t, promo, flag)
+                        n += 1
+                else:
+                    moves[n] = make_move(frm, t, 0, flag)
+                    n += 1
+                if kind == 1 and (frm >> 3) == start_rank:
+                    t2 = t + up
+                    kind2 = _target_kind(state, mover, t2, code, block)
+                    if kind2 == 1:
+                        moves[n] = make_move(frm, t2, 0, FLAG_DOUBLE)
+                        n += 1
+                    elif kind2 == 3 or kind2 == 4:
+                        moves[n] = make_move(frm, t2, 0, FLAG_KICK if kind2 == 4 else FLAG_NORMAL)
+                        n += 1
+            f = frm & 7
+            for df in (-1, 1):
+                if 0 <= f + df < 8:
+                    t = frm + up + df
+                    if t == block:
+                        continue  # a pawn enters the TARDIS only by a straight move
+                    other = state[BOARD + t]
+                    if other != EMPTY and other != DOCTOR and (other >> 3) != mover and (other & 7) != KING:
+                        if (t >> 3) == last_rank:
+                            for promo in range(QUEEN, KNIGHT - 1, -1):
+                                moves[n] = make_move(frm, t, promo, FLAG_NORMAL)
+                                n += 1
+                        else:
+                            moves[n] = make_move(frm, t, 0, FLAG_NORMAL)
+                            n += 1
+                    elif other == EMPTY and t == state[EP_SQUARE]:
+                        moves[n] = make_move(frm, t, 0, FLAG_EN_PASSANT)
+                        n += 1
+    elif ptype == KNIGHT:
+        for k in range(8):
+            t = KNIGHT_TARGET[frm, k]
+            if t >= 0:
+                kind = _target_kind(state, mover, t, code, block)
+                if kind != 0:
+                    n = _push_target(moves, n, frm, t, kind)
+    elif ptype == KING:
+        for k in range(8):
+            t = NEIGHBOUR[frm, k]
+            if t >= 0:
+                kind = _target_kind(state, mover, t, code, block)
+                if kind != 0:
+                    n = _push_target(moves, n, frm, t, kind)
+    else:
+        for d in range(8):
+            diagonal = d & 1
+            if (ptype == BISHOP and diagonal == 0) or (ptype == ROOK and diagonal == 1):
+                continue
+            t = NEIGHBOUR[frm, d]
+            while t >= 0:
+                kind = _target_kind(state, mover, t, code, block)
+                if kind != 0:
+                    n = _push_target(moves, n, frm, t, kind)
+                if kind != 1:
+                    break
+                t = NEIGHBOUR[t, d]
+    return n
+
+
+@njit
+def gen_castling(state, mover, moves, n, block):
+    rights = state[CASTLING] >> (2 * mover)
+    if rights & 3 == 0:
+        return n
+    base = 56 * mover
+    king_sq = base + 4
+    if state[KING_SQ + mover] != king_sq:
+        return n
+    opponent = 1 - mover
+    rook = ROOK | (mover << 3)
+    if rights & 1:
+        if (
+            state[BOARD + base + 5] == EMPTY and state[BOARD + base + 6] == EMPTY
+            and block != base + 5 and block != base + 6 and state[BOARD + base + 7] == rook
+            and not square_attacked(state, king_sq, opponent)
+            and not square_attacked(state, base + 5, opponent)
+            and not square_attacked(state, base + 6, opponent)
+        ):
+            moves[n] = make_move(king_sq, base + 6, 0, FLAG_CASTLE)
+            n += 1
+    if rights & 2:
+        if (
+            state[BOARD + base + 3] == EMPTY and state[BOARD + base + 2] == EMPTY and state[BOARD + base + 1] == EMPTY
+            and block != base + 3 and block != base + 2 and block != base + 1 and state[BOARD + base] == rook
+            and not square_attacked(state, king_sq, opponent)
+            and not square_attacked(state, base + 3, opponent)
+            and not square_attacked(state, base + 2, opponent)
+        ):
+            moves[n] = make_move(king_sq, base + 2, 0, FLAG_CASTLE)
+            n += 1
+    return n
+
+
+@njit
+def gen_chess_moves(state, moves):
+    """Pseudo-legal chess moves of the side to move (castling fully checked)."""
+    mover = state[CURRENT_PLAYER]
+    block = blocker_square(state)
+    n = 0
+    for sq in range(64):
+        code = state[BOARD + sq]
+        if code != EMPTY and code != DOCTOR and (code >> 3) == mover:
+            n = gen_piece_moves(state, mover, sq, code, moves, n, block)
+    p = state[PASSENGER]
+    if block >= 0 and p != EMPTY and (p >> 3) == mover:
+        n = gen_piece_moves(state, mover, block, p, moves, n, block)
+    n = gen_castling(state, mover, moves, n, block)
+    return n
+
+
+@njit
+def _king_safe_after(state, mover, frm, to, flag, evict_sq, evicted):
+    """Make the board part of a chess move in place, test the mover's king, undo.
+    ``frm < 0`` skips the move (the eviction phase: it was already played);
+    ``evict_sq >= 0`` places ``evicted`` there (a kick-out)."""
+    block = blocker_square(state)
+    moving = frm >= 0
+    from_inside = moving and frm == block
+    code = EMPTY
+    saved_to = EMPTY
+    if moving:
+        code = state[PASSENGER] if from_inside else state[BOARD + frm]
+        saved_to = state[BOARD + to]
+        if not from_inside:
+            state[BOARD + frm] = EMPTY
+        if to != block:
+            state[BOARD + to] = code
+    cap_sq = -1
+    saved_cap = EMPTY
+    if flag == FLAG_EN_PASSANT:
+        cap_sq = to - 8 if mover == WHITE else to + 8
+        saved_cap = state[BOARD + cap_sq]
+        state[BOARD + cap_sq] = EMPTY
+    if evict_sq >= 0:
+        state[BOARD + evict_sq] = evicted
+    king_sq = to if moving and (code & 7) == KING else state[KING_SQ + mover]
+    safe = not square_attacked(state, king_sq, 1 - mover)
+    # undo in reverse order (the eviction square may be the square just left)
+    if evict_sq >= 0:
+        state[BOARD + evict_sq] = EMPTY
+    if cap_sq >= 0:
+        state[BOARD + cap_sq] = saved_cap
+    if moving:
+        state[BOARD + to] = saved_to
+        if not from_inside:
+            state[BOARD + frm] = code
+    return safe
+
+
+@njit
+def eviction_square_ok(state, mover, frm, to, flag, evict_sq, evicted):
+    """May the evicted piece go to ``evict_sq``: on the board, empty once the
+    move is made, not a first/last rank for a pawn, the mover's king safe?
+    ``frm``/``to``/``flag`` describe the kick-out move (``frm < 0``: played)."""
+    if evict_sq < 0:
+        return False
+    if state[BOARD + evict_sq] != EMPTY and not (evict_sq == frm and frm != blocker_square(state)):
+        return False
+    if (evicted & 7) == PAWN and ((evict_sq >> 3) == 0 or (evict_sq >> 3) == 7):
+        return False
+    return _king_safe_after(state, mover, frm, to, flag, evict_sq, evicted)
+
+
+@njit
+def chess_move_legal(state, move):
+    """Does the chess move leave the mover's king safe (for a kick-out: with
+    at least one square for the evicted piece)?"""
+    mover = state[CURRENT_PLAYER]
+    frm = move_from(move)
+    to = move_to(move)
+    flag = move_flag(move)
+    if flag == FLAG_KICK:
+        for d in range(8):
+            if eviction_square_ok(state, mover, frm, to, flag, NEIGHBOUR[to, d], state[PASSENGER]):
+                return True
+        return False
+    return _king_safe_after(state, mover, frm, to, flag, -1, EMPTY)
+
+
+@njit
+def pinned_pieces(state, mover):
+    """Bit set (bit = square) of the mover's pieces pinned to their king: the
+    only piece on a line between the king and an opponent rook, bishop or
+    queen. The TARDIS and Dr. Who block lines as in ``square_attacked``, so a
+    line through them pins nothing."""
+    king_sq = state[KING_SQ + mover]
+    block = blocker_square(state)
+    them = 1 - mover
+    rook = ROOK | (them << 3)
+    bishop = BISHOP | (them << 3)
+    queen = QUEEN | (them << 3)
+    pinned = np.int64(0)
+    for d in range(8):
+        diagonal = d & 1
+        candidate = -1
+        t = NEIGHBOUR[king_sq, d]
+        while t >= 0:
+            if t == block:
+                break
+            code = state[BOARD + t]
+            if code != EMPTY:
+                if candidate < 0:
+                    if code == DOCTOR or (code >> 3) != mover:
+                        break
+                    candidate = t
+                else:
+                    if code == queen or (diagonal == 1 and code == bishop) or (diagonal == 0 and code == rook):
+                        pinned |= np.int64(1) << candidate
+                    break
+            t = NEIGHBOUR[t, d]
+    return pinned
+
+
+@njit
+def legality_context(state):
+    """(king square, in check, pinned pieces) of the side to move, the facts
+    ``chess_move_legal_given`` needs, worked out once per position."""
+    mover = state[CURRENT_PLAYER]
+    king_sq = state[KING_SQ + mover]
+    return king_sq, square_attacked(state, king_sq, 1 - mover), pinned_pieces(state, mover)
+
+
+@njit
+def chess_move_legal_given(state, move, king_sq, checked, pinned):
+    """``chess_move_legal`` with the king's square, check and pins of the
+    position worked out once. Out of check, a move of a piece that is not
+    pinned (and not the king, not en passant, not a kick-out) cannot expose
+    the king: it opens no line to it; a piece stepping out of the TARDIS
+    leaves the TARDIS blocking behind it. Everything else is made and tested."""
+    frm = move_from(move)
+    flag = move_flag(move)
+    if checked or frm == king_sq or flag == FLAG_EN_PASSANT or flag == FLAG_KICK:
+        return chess_move_legal(state, move)
+    if frm == blocker_square(state):
+        return True
+    if (pinned >> frm) & 1:
+        return chess_move_legal(state, move)
+    return True
+
+
+@njit
+def encode_move(frm, to, promotion, colour):
+    """The AlphaZero action index of a chess move played by ``colour``."""
+    f = frame(frm, colour)
+    t = frame(to, colour)
+    df = (t & 7) - (f & 7)
+    dr = (t >> 3) - (f >> 3)
+    if promotion == KNIGHT or promotion == BISHOP or promotion == ROOK:
+        p = 0 if promotion == KNIGHT else (1 if promotion == BISHOP else 2)
+        return f * 73 + 64 + 3 * (df + 1) + p
+    adf = abs(df)
+    adr = abs(dr)
+    if (adf == 1 and adr == 2) or (adf == 2 and adr == 1):
+        for k in range(8):
+            if KNIGHT_DF[k] == df and KNIGHT_DR[k] == dr:
+                return f * 73 + 56 + k
+    sdf = (df > 0) - (df < 0)
+    sdr = (dr > 0) - (dr < 0)
+    dist = max(adf, adr)
+    for d in range(8):
+        if DIR_DF[d] == sdf and DIR_DR[d] == sdr:
+            return f * 73 + d * 7 + dist - 1
+    return -1
+
+
+# ============================================================================
+# Applying a chess move (board part)
+# ============================================================================
+@njit
+def clear_castling_for(state, sq):
+    if sq == 0:
+        state[CASTLING] &= ~CASTLE_WQ
+    elif sq == 7:
+        state[CASTLING] &= ~CASTLE_WK
+    elif sq == 56:
+        state[CASTLING] &= ~CASTLE_BQ
+    elif sq == 63:
+        state[CASTLING] &= ~CASTLE_BK
+    elif sq == 4:
+        state[CASTLING] &= ~(CASTLE_WK | CASTLE_WQ)
+    elif sq == 60:
+        state[CASTLING] &= ~(CASTLE_BK | CASTLE_BQ)
+
+
+@njit
+def apply_chess_move(state, move):
+    """Play a pseudo-legal chess move on the board: pieces, identities,
+    castling rights, en-passant square, king squares, the TARDIS passenger.
+    A kick-out leaves the evicted piece in ``EVICTED`` for the next decision.
+    Returns the captured piece code (0 none)."""
+    mover = state[CURRENT_PLAYER]
+    frm = move_from(move)
+    to = move_to(move)
+    promotion = move_promotion(move)
+    flag = move_flag(move)
+    block = blocker_square(state)
+    if frm == block:
+        code = state[PASSENGER]
+        ident = state[PASSENGER_ID]
+        state[PASSENGER] = EMPTY
+        state[PASSENGER_ID] = 0
+    else:
+        code = state[BOARD + frm]
+        ident = state[PIECE_ID + frm]
+        state[BOARD + frm] = EMPTY
+        state[PIECE_ID + frm] = 0
+    captured = EMPTY
+    if flag == FLAG_EN_PASSANT:
+        cap_sq = to - 8 if mover == WHITE else to + 8
+        captured = state[BOARD + cap_sq]
+        state[BOARD + cap_sq] = EMPTY
+        state[PIECE_ID + cap_sq] = 0
+    elif to != block:
+        captured = state[BOARD + to]
+    if promotion != 0:
+        code = promotion | (mover << 3)
+    if to == block:
+        if flag == FLAG_KICK:
+            state[EVICTED] = state[PASSENGER]
+            state[EVICTED_ID] = state[PASSENGER_ID]
+        state[PASSENGER] = code
+        state[PASSENGER_ID] = ident
+        state[PASSENGER_ENTRY_PLY] = state[PLY]
+    else:
+        state[BOARD + to] = code
+        state[PIECE_ID + to] = ident
+    if (code & 7) == KING:
+        state[KING_SQ + mover] = to
+    if flag == FLAG_CASTLE:
+        base = 56 * mover
+        if to == base + 6:
+            rook_from, rook_to = base + 7, base + 5
+        else:
+            rook_from, rook_to = base, base + 3
+        state[BOARD + rook_to] = state[BOARD + rook_from]
+        state[PIECE_ID + rook_to] = state[PIECE_ID + rook_from]
+        state[BOARD + rook_from] = EMPTY
+        state[PIECE_ID + rook_from] = 0
+    if state[CASTLING] != 0:
+        clear_castling_for(state, frm)
+        clear_castling_for(state, to)
+    if flag == FLAG_DOUBLE:
+        state[EP_SQUARE] = (frm + to) >> 1
+    else:
+        state[EP_SQUARE] = -1
+    if (code & 7) == PAWN or promotion != 0 or captured != EMPTY:
+        state[ZEROING] = 1
+    return captured
+
+
+# ============================================================================
+# Position hash, repetition, material
+# ============================================================================
+@njit
+def has_legal_en_passant(state):
+    ep = state[EP_SQUARE]
+    if ep < 0 or ep == blocker_square(state):
+        return False
+    mover = state[CURRENT_PLAYER]
+    pawn = PAWN | (mover << 3)
+    from_rank_sq = ep - 8 if mover == WHITE else ep + 8
+    f = ep & 7
+    for df in (-1, 1):
+        if 0 <= f + df < 8:
+            frm = from_rank_sq + df
+            if state[BOARD + frm] == pawn and _king_safe_after(state, mover, frm, ep, FLAG_EN_PASSANT, -1, 0):
+                return True
+    return False
+
+
+@njit
+def position_hash(state):
+    h = 0
+    for sq in range(64):
+        code = state[BOARD + sq]
+        if code != EMPTY:
+            h ^= ZOBRIST[code * 64 + sq]
+    if state[CURRENT_PLAYER] == BLACK:
+        h ^= ZOBRIST[Z_SIDE]
+    h ^= ZOBRIST[Z_CASTLING + state[CASTLING]]
+    if has_legal_en_passant(state):
+        h ^= ZOBRIST[Z_EP + (state[EP_SQUARE] & 7)]
+    if state[TARDIS_SQ] >= 0:
+        h ^= ZOBRIST[Z_TARDIS + (64 if state[TARDIS_ABSENT] == 1 else state[TARDIS_SQ])]
+        h ^= ZOBRIST[Z_DOCTOR_INSIDE + (1 if state[DOCTOR_SQ] < 0 else 0)]
+        h ^= ZOBRIST[Z_PASSENGER + state[PASSENGER]]
+    return h
+
+
+@njit
+def repetitions(state):
+    """How often the current position occurred since the last pawn move or capture."""
+    n = state[REP_COUNT]
+    if n == 0:
+        return 0
+    newest = state[REP_RING + (n - 1) % REP_RING_SIZE]
+    count = 0
+    for i in range(min(n, REP_RING_SIZE)):
+        if state[REP_RING + i] == newest:
+            count += 1
+    return count
+
+
+@njit
+def insufficient_material(state):
+    """Neither side can mate (the ``chess`` library's rule): no pawn, rook or
+    queen, and at most one knight, or bishops all on one colour."""
+    knights = 0
+    light_bishops = 0
+    dark_bishops = 0
+    for i in range(65):
+        if i == 64:
+            code = state[PASSENGER]
+            sq = 0
+        else:
+            code = state[BOARD + i]
+            sq = i
+        t = code & 7
+        if code == EMPTY or t == KING or t == DOCTOR:
+            continue
+        if t == PAWN or t == ROOK or t == QUEEN:
+            return False
+        if t == KNIGHT:
+            knights += 1
+        elif ((sq & 7) + (sq >> 3)) & 1:
+            light_bishops += 1
+        else:
+            dark_bishops += 1
+    if state[PASSENGER] != EMPTY and (state[PASSENGER] & 7) == BISHOP:
+        return False  # a bishop inside may leave onto either colour
+    if knights + light_bishops + dark_bishops == 0:
+        return True
+    if knights == 1 and light_bishops + dark_bishops == 0:
+        return True
+    return knights == 0 and (light_bishops == 0 or dark_bishops == 0)
+
+
+# ============================================================================
+# Perft (classic positions): the proof that move generation is exact
+# ============================================================================
+@njit
+def _perft(state, depth, buffers, scratch):
+    moves = buffers[depth]
+    n = gen_chess_moves(state, moves)
+    king_sq, checked, pinned = legality_context(state)
+    total = 0
+    if depth == 1:
+        for i in range(n):
+            if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
+                total += 1
+        return total
+    child = scratch[depth]
+    for i in range(n):
+        if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
+            child[:CORE_SIZE] = state[:CORE_SIZE]
+            apply_chess_move(child, moves[i])
+            child[CURRENT_PLAYER] = 1 - child[CURRENT_PLAYER]
+            total += _perft(child, depth - 1, buffers, scratch)
+    return total
+
+
+@njit
+def perft(state, depth):
+    """Number of legal move sequences of ``depth`` plies (chess moves only)."""
+    if depth <= 0:
+        return 1
+    buffers = np.zeros((depth + 1, MAX_MOVES), dtype=np.int64)
+    scratch = np.zeros((depth + 1, state.shape[0]), dtype=np.int64)
+    return _perft(state, depth, buffers, scratch)

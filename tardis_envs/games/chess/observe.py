@@ -1,0 +1,140 @@
+"""Dr. Who Chess observation: ``NUM_PLANES`` planes of 8 x 8 in the observer's frame
+(the plane table is in ``tardis_envs/timelord_chess_v0.py``)."""
+from __future__ import annotations
+
+from ...core.jit import njit
+from .board import (
+    repetitions,
+)
+from .layout import (
+    BACKWARD_TRAVELS,
+    BLACK,
+    CASTLING,
+    COOLDOWN_PLIES,
+    COOLDOWN_UNTIL,
+    DOCTOR,
+    DOCTOR_SQ,
+    EMPTY,
+    EP_SQUARE,
+    EVICTED,
+    HALFMOVE,
+    HIST_COUNT,
+    HISTORY,
+    KICK_OUT_PLIES,
+    LAST_TRAVEL_PLY,
+    MAX_BACKWARD_TRAVELS,
+    MAX_TRAVEL,
+    NUM_PIECE_PLANES,
+    P_BACKWARD_TRAVELS,
+    P_CASTLING,
+    P_COLOUR,
+    P_COOLDOWN,
+    P_DOCTOR,
+    P_DOCTOR_INSIDE,
+    P_EN_PASSANT,
+    P_EVICTED,
+    P_HALFMOVE,
+    P_HISTORY,
+    P_HISTORY_DEPTH,
+    P_PASSENGER,
+    P_PASSENGER_TURNS,
+    P_PHASE_EVICT,
+    P_PHASE_FOLLOW_UP,
+    P_PLY,
+    P_REPETITION,
+    P_TARDIS,
+    P_TARDIS_AWAY,
+    P_TARDIS_PREV,
+    P_TRAVEL_BAN,
+    PASSENGER,
+    PASSENGER_ENTRY_PLY,
+    PHASE,
+    PHASE_EVICT,
+    PHASE_FOLLOW_UP,
+    PLY,
+    T_MAX_PLIES,
+    TARDIS_ABSENT,
+    TARDIS_PREV_SQ,
+    TARDIS_RETURN_PLY,
+    TARDIS_SQ,
+    TRAVEL_BAN_PLIES,
+    frame,
+)
+from .tardis import (
+    history_slot,
+)
+
+
+@njit
+def _piece_plane(code, observer):
+    """History-plane index of a chess piece code for ``observer`` (-1 none)."""
+    if code == EMPTY or code == DOCTOR:
+        return -1
+    t = (code & 7) - 1
+    return t if (code >> 3) == observer else 6 + t
+
+
+@njit
+def _fill(out, plane, value):
+    out[plane * 64 : (plane + 1) * 64] = value
+
+
+@njit
+def observe(state, tables, player, out):
+    out[:] = 0.0
+    count = state[HIST_COUNT]
+    for h in range(min(count, HISTORY)):
+        at = history_slot(state, h)
+        base = P_HISTORY + h * NUM_PIECE_PLANES
+        for sq in range(64):
+            plane = _piece_plane(state[at + sq] & 15, player)
+            if plane >= 0:
+                out[(base + plane) * 64 + frame(sq, player)] = 1.0
+    if player == BLACK:
+        _fill(out, P_COLOUR, 1.0)
+    _fill(out, P_PLY, state[PLY] / max(tables[T_MAX_PLIES], 1))
+    castling = state[CASTLING]
+    own = (castling >> (2 * player)) & 3
+    opp = (castling >> (2 * (1 - player))) & 3
+    if own & 1:
+        _fill(out, P_CASTLING, 1.0)
+    if own & 2:
+        _fill(out, P_CASTLING + 1, 1.0)
+    if opp & 1:
+        _fill(out, P_CASTLING + 2, 1.0)
+    if opp & 2:
+        _fill(out, P_CASTLING + 3, 1.0)
+    _fill(out, P_HALFMOVE, min(state[HALFMOVE], 100) / 100.0)
+    _fill(out, P_REPETITION, min(max(repetitions(state) - 1, 0), 2) / 2.0)
+    if state[EP_SQUARE] >= 0:
+        out[P_EN_PASSANT * 64 + frame(state[EP_SQUARE], player)] = 1.0
+    tsq = state[TARDIS_SQ]
+    if tsq >= 0:
+        ftsq = frame(tsq, player)
+        if state[TARDIS_ABSENT] == 1:
+            out[P_TARDIS_AWAY * 64 + ftsq] = min(max(state[TARDIS_RETURN_PLY] - state[PLY], 0), MAX_TRAVEL) / MAX_TRAVEL
+        else:
+            out[P_TARDIS * 64 + ftsq] = 1.0
+        if state[TARDIS_PREV_SQ] >= 0:
+            out[P_TARDIS_PREV * 64 + frame(state[TARDIS_PREV_SQ], player)] = 1.0
+        if state[DOCTOR_SQ] >= 0:
+            out[P_DOCTOR * 64 + frame(state[DOCTOR_SQ], player)] = 1.0
+        else:
+            out[P_DOCTOR * 64 + ftsq] = 1.0
+            _fill(out, P_DOCTOR_INSIDE, 1.0)
+        plane = _piece_plane(state[PASSENGER], player)
+        if plane >= 0:
+            out[(P_PASSENGER + plane) * 64 + ftsq] = 1.0
+            _fill(out, P_PASSENGER_TURNS, min(state[PLY] - state[PASSENGER_ENTRY_PLY], KICK_OUT_PLIES) / KICK_OUT_PLIES)
+        _fill(out, P_COOLDOWN, min(max(state[COOLDOWN_UNTIL] - state[PLY], 0), COOLDOWN_PLIES) / COOLDOWN_PLIES)
+        ban = TRAVEL_BAN_PLIES + 1 - (state[PLY] - state[LAST_TRAVEL_PLY])
+        _fill(out, P_TRAVEL_BAN, min(max(ban, 0), TRAVEL_BAN_PLIES) / TRAVEL_BAN_PLIES)
+        _fill(out, P_BACKWARD_TRAVELS, state[BACKWARD_TRAVELS + player] / MAX_BACKWARD_TRAVELS)
+        _fill(out, P_BACKWARD_TRAVELS + 1, state[BACKWARD_TRAVELS + 1 - player] / MAX_BACKWARD_TRAVELS)
+        _fill(out, P_HISTORY_DEPTH, min(state[HIST_COUNT] - 1, MAX_TRAVEL) / MAX_TRAVEL)
+        if state[PHASE] == PHASE_EVICT:
+            _fill(out, P_PHASE_EVICT, 1.0)
+            e = state[EVICTED]
+            _fill(out, P_EVICTED, ((e & 7) / 6.0) * (1.0 if (e >> 3) == player else -1.0))
+        elif state[PHASE] == PHASE_FOLLOW_UP:
+            _fill(out, P_PHASE_FOLLOW_UP, 1.0)

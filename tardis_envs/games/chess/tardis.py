@@ -1,0 +1,261 @@
+"""The Dr. Who / TARDIS layer of Dr. Who Chess: Dr. Who's steps, TARDIS moves,
+cool-downs, and time travel (the history ring it rewinds). The chess moves
+themselves, entering and leaving the TARDIS included, are in :mod:`.board`.
+"""
+from __future__ import annotations
+
+from ...core.jit import njit
+from ...core.state import CURRENT_PLAYER
+from .board import (
+    clear_castling_for,
+    in_check,
+)
+from .layout import (
+    BACKWARD_TRAVELS,
+    BOARD,
+    CASTLE_BK,
+    CASTLE_BQ,
+    CASTLE_WK,
+    CASTLE_WQ,
+    CASTLING,
+    COOLDOWN_PLIES,
+    COOLDOWN_UNTIL,
+    DOCTOR,
+    DOCTOR_ID,
+    DOCTOR_SQ,
+    EMPTY,
+    EP_SQUARE,
+    FULLMOVE,
+    HALFMOVE,
+    HIST,
+    HIST_COUNT,
+    HIST_TOP,
+    HISTORY,
+    KING,
+    KING_SQ,
+    LAST_TRAVEL_PLY,
+    MAX_BACKWARD_TRAVELS,
+    NEIGHBOUR,
+    PASSENGER,
+    PASSENGER_ID,
+    PIECE_ID,
+    PLY,
+    ROOK,
+    SNAP_CASTLING,
+    SNAP_EP,
+    SNAP_FULLMOVE,
+    SNAP_HALFMOVE,
+    SNAP_PASSENGER,
+    SNAP_PASSENGER_ID,
+    SNAP_SIZE,
+    TARDIS_ABSENT,
+    TARDIS_PREV_SQ,
+    TARDIS_SQ,
+    TRAVEL_BAN_PLIES,
+    WHITE,
+    ZEROING,
+    blocker_square,
+)
+
+
+# ============================================================================
+# Dr. Who and the TARDIS
+# ============================================================================
+@njit
+def doctor_ready(state):
+    return state[PLY] >= state[COOLDOWN_UNTIL]
+
+
+@njit
+def doctor_target(state, d):
+    """Square Dr. Who would step to in absolute direction ``d`` (or -1)."""
+    origin = state[DOCTOR_SQ]
+    if origin < 0:
+        origin = blocker_square(state)
+        if origin < 0:
+            return -1
+    return NEIGHBOUR[origin, d]
+
+
+@njit
+def doctor_move_legal(state, d):
+    if not doctor_ready(state):
+        return False
+    mover = state[CURRENT_PLAYER]
+    t = doctor_target(state, d)
+    if t < 0:
+        return False
+    block = blocker_square(state)
+    inside = state[DOCTOR_SQ] < 0
+    other = state[BOARD + t]
+    if inside:
+        if other != EMPTY:
+            return False  # leaves only to an empty square
+    elif t != block:
+        if other != EMPTY and ((other >> 3) == mover or (other & 7) == KING):
+            return False  # captures an opponent piece of the mover only, never a king
+    # make, test, undo
+    origin = state[DOCTOR_SQ]
+    if origin >= 0:
+        state[BOARD + origin] = EMPTY
+    if t != block:
+        state[BOARD + t] = DOCTOR
+    safe = not in_check(state, mover)
+    if t != block:
+        state[BOARD + t] = other
+    if origin >= 0:
+        state[BOARD + origin] = DOCTOR
+    return safe
+
+
+@njit
+def apply_doctor_move(state, d):
+    t = doctor_target(state, d)
+    block = blocker_square(state)
+    origin = state[DOCTOR_SQ]
+    if origin >= 0:
+        state[BOARD + origin] = EMPTY
+        state[PIECE_ID + origin] = 0
+    captured = EMPTY
+    if t == block:
+        state[DOCTOR_SQ] = -1
+    else:
+        captured = state[BOARD + t]
+        state[BOARD + t] = DOCTOR
+        state[PIECE_ID + t] = DOCTOR_ID
+        state[DOCTOR_SQ] = t
+    if captured != EMPTY:
+        state[ZEROING] = 1
+        clear_castling_for(state, t)
+    state[COOLDOWN_UNTIL] = state[PLY] + COOLDOWN_PLIES
+    return captured
+
+
+@njit
+def tardis_can_fly(state):
+    """Dr. Who and a piece of the mover's colour inside, on the board, cooled down."""
+    mover = state[CURRENT_PLAYER]
+    p = state[PASSENGER]
+    return (
+        blocker_square(state) >= 0 and state[DOCTOR_SQ] < 0 and p != EMPTY and (p >> 3) == mover
+        and doctor_ready(state)
+    )
+
+
+@njit
+def tardis_move_legal(state, sq):
+    block = blocker_square(state)
+    if sq == block or sq == state[TARDIS_PREV_SQ] or state[BOARD + sq] != EMPTY:
+        return False
+    state[TARDIS_SQ] = sq
+    safe = not in_check(state, state[CURRENT_PLAYER])
+    state[TARDIS_SQ] = block
+    return safe
+
+
+@njit
+def apply_tardis_move(state, sq):
+    state[TARDIS_PREV_SQ] = state[TARDIS_SQ]
+    state[TARDIS_SQ] = sq
+    state[COOLDOWN_UNTIL] = state[PLY] + COOLDOWN_PLIES
+
+
+@njit
+def travel_allowed(state):
+    return tardis_can_fly(state) and state[PLY] - state[LAST_TRAVEL_PLY] > TRAVEL_BAN_PLIES
+
+
+@njit
+def forward_travel_legal(state):
+    state[TARDIS_ABSENT] = 1
+    safe = not in_check(state, state[CURRENT_PLAYER])
+    state[TARDIS_ABSENT] = 0
+    return safe
+
+
+@njit
+def history_slot(state, back):
+    """Offset of the history entry ``back`` plies before the newest."""
+    index = (state[HIST_TOP] - back) % HISTORY
+    return HIST + index * SNAP_SIZE
+
+
+@njit
+def push_history(state):
+    top = (state[HIST_TOP] + 1) % HISTORY
+    state[HIST_TOP] = top
+    if state[HIST_COUNT] < HISTORY:
+        state[HIST_COUNT] += 1
+    at = HIST + top * SNAP_SIZE
+    for sq in range(64):
+        state[at + sq] = state[BOARD + sq] | (state[PIECE_ID + sq] << 4)
+    state[at + SNAP_CASTLING] = state[CASTLING]
+    state[at + SNAP_EP] = state[EP_SQUARE]
+    state[at + SNAP_HALFMOVE] = state[HALFMOVE]
+    state[at + SNAP_FULLMOVE] = state[FULLMOVE]
+    state[at + SNAP_PASSENGER] = state[PASSENGER]
+    state[at + SNAP_PASSENGER_ID] = state[PASSENGER_ID]
+
+
+@njit
+def restore_backward(state, k):
+    """Rewrite ``state`` as the position ``k`` plies ago with the TARDIS, Dr. Who
+    and the traveller where they are now. Returns False (state untouched
+    except scratch) when the travel is impossible: the TARDIS square taken in
+    the restored position, or another piece inside the TARDIS back then."""
+    if k >= state[HIST_COUNT]:
+        return False
+    at = history_slot(state, k)
+    traveller = state[PASSENGER_ID]
+    then_passenger = state[at + SNAP_PASSENGER_ID]
+    if then_passenger != 0 and then_passenger != traveller:
+        return False
+    block = blocker_square(state)
+    for sq in range(64):
+        word = state[at + sq]
+        code = word & 15
+        ident = word >> 4
+        if ident == traveller or code == DOCTOR:
+            code = EMPTY
+            ident = 0
+        if sq == block and code != EMPTY:
+            return False
+        state[BOARD + sq] = code
+        state[PIECE_ID + sq] = ident
+    for sq in range(64):
+        code = state[BOARD + sq]
+        if (code & 7) == KING:
+            state[KING_SQ + (code >> 3)] = sq
+    state[DOCTOR_SQ] = -1
+    castling = state[at + SNAP_CASTLING]
+    # a right needs its king and rook at home (the traveller may have been that rook)
+    if state[BOARD + 4] != KING or state[BOARD + 7] != ROOK:
+        castling &= ~CASTLE_WK
+    if state[BOARD + 4] != KING or state[BOARD + 0] != ROOK:
+        castling &= ~CASTLE_WQ
+    if state[BOARD + 60] != (KING | 8) or state[BOARD + 63] != (ROOK | 8):
+        castling &= ~CASTLE_BK
+    if state[BOARD + 60] != (KING | 8) or state[BOARD + 56] != (ROOK | 8):
+        castling &= ~CASTLE_BQ
+    state[CASTLING] = castling
+    ep = state[at + SNAP_EP]
+    # the side to move after the travel is the traveller's opponent: keep an
+    # en-passant square only if it is that side's capture
+    opponent = 1 - state[CURRENT_PLAYER]
+    if ep >= 0 and ((ep >> 3) == 5) != (opponent == WHITE):
+        ep = -1
+    state[EP_SQUARE] = ep
+    state[HALFMOVE] = state[at + SNAP_HALFMOVE]
+    state[FULLMOVE] = state[at + SNAP_FULLMOVE]
+    return True
+
+
+@njit
+def backward_travel_legal(state, k, scratch):
+    mover = state[CURRENT_PLAYER]
+    if state[BACKWARD_TRAVELS + mover] >= MAX_BACKWARD_TRAVELS or k >= state[HIST_COUNT]:
+        return False
+    scratch[:] = state[:]
+    if not restore_backward(scratch, k):
+        return False
+    return not in_check(scratch, mover)
