@@ -3,7 +3,7 @@
 >>> import tardis_envs
 >>> env = tardis_envs.make("tardis_run_v0", render_mode="ansi")
 >>> tardis_envs.ENV_IDS
-('tardis_run_v0', 'keys_to_the_tardis_v0', 'timelord_chess_v0', 'gallifrey_duel_v1', 'time_of_the_daleks_v0')
+('tardis_run_v0', 'keys_to_the_tardis_v0', 'timelord_chess_v1', 'gallifrey_duel_v1', 'time_of_the_daleks_v0')
 
 Every game is also registered with PettingZoo's own registry when the installed
 PettingZoo has one: ``pettingzoo.make("aec", "tardis_envs/tardis_run_v0")``.
@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 _MODULES = {
     "tardis_run_v0": "tardis_envs.tardis_run_v0",
     "keys_to_the_tardis_v0": "tardis_envs.keys_to_the_tardis_v0",
-    "timelord_chess_v0": "tardis_envs.timelord_chess_v0",
+    "timelord_chess_v1": "tardis_envs.timelord_chess_v1",
     "gallifrey_duel_v1": "tardis_envs.gallifrey_duel_v1",
     "time_of_the_daleks_v0": "tardis_envs.time_of_the_daleks_v0",
 }

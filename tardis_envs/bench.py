@@ -280,7 +280,7 @@ def openspiel_cpp(name: str, seconds: float, repeats: int, mean_length: float) -
 
 # --- the suite ---------------------------------------------------------------
 # Rule variants measured beside a game's default: name -> options.
-BENCH_VARIANTS = {"timelord_chess_v0": {"classic": {"doctor": False}}}
+BENCH_VARIANTS = {"timelord_chess_v1": {"classic": {"doctor": False}}}
 
 PERFT_POSITIONS = (
     # name, FEN, depth (the chess library needs about a second for each)
@@ -317,7 +317,7 @@ def _rate(count_once: Callable[[], int], seconds: float) -> tuple[int, float]:
 def perft_suite(seconds: float = 1.0, repeats: int = 3, positions=PERFT_POSITIONS, library: bool = True) -> dict:
     """Perft nodes per second, ours and the ``chess`` library's, per position."""
     from .games.chess import rules
-    from .timelord_chess_v0 import Game
+    from .timelord_chess_v1 import Game
 
     game = Game(doctor=False)
     out = {}
@@ -406,7 +406,7 @@ def run_suite(
                 "batched": {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, **options)},
                 "mean_game_length": mean_game_length(env_id, **options),
             }
-        if env_id == "timelord_chess_v0":
+        if env_id == "timelord_chess_v1":
             row["perft"] = perft_suite(seconds=seconds, repeats=repeats)
         results["games"][env_id] = row
         log(f"{env_id}: AEC {row['aec']['median']:,.0f}, kernel {row['kernel']['median']:,.0f}, "

@@ -317,7 +317,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
         positions = tuple((name, fen, args.depth) for name, fen, _ in PERFT_POSITIONS)
     if args.divide:
         from .games.chess import rules
-        from .timelord_chess_v0 import Game
+        from .timelord_chess_v1 import Game
 
         game = Game(doctor=False)
         for name, fen, depth in positions:

@@ -381,10 +381,10 @@ def test_set_state_refuses_a_state_of_another_variant(env_id, made, other):
 
 
 def test_a_chess_position_from_any_fen_fits_an_env_of_the_same_rules():
-    env = tardis_envs.make("timelord_chess_v0", doctor=False)
+    env = tardis_envs.make("timelord_chess_v1", doctor=False)
     env.reset(seed=0)
     state = env.unwrapped.game.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1")
     env.unwrapped.set_state(state)
-    variant = tardis_envs.make("timelord_chess_v0")
+    variant = tardis_envs.make("timelord_chess_v1")
     with pytest.raises(ValueError, match="made under other rule options"):
         variant.unwrapped.set_state(state)

@@ -94,9 +94,9 @@ def test_suite_measures_chess_in_both_modes_with_perft():
     pytest.importorskip("chess")
     from tardis_envs.bench import format_results, run_suite
 
-    results = run_suite(["timelord_chess_v0"], seconds=0.05, repeats=1, sizes=(4,), threads=(1,), peers=False,
+    results = run_suite(["timelord_chess_v1"], seconds=0.05, repeats=1, sizes=(4,), threads=(1,), peers=False,
                         compile=False, log=lambda line: None)
-    row = results["games"]["timelord_chess_v0"]
+    row = results["games"]["timelord_chess_v1"]
     classic = row["variants"]["classic"]
     assert classic["options"] == {"doctor": False} and classic["aec"]["median"] > 0 and classic["batched"]["4x1"]["median"] > 0
     assert row["perft"]["kiwipete"]["nodes"] == 97862 and row["perft"]["start"]["nodes"] == 197281

@@ -25,12 +25,12 @@ def tiny_config(env_id, folder):
     options = {
         "tardis_run_v0": "{max_turns: 300}",
         "keys_to_the_tardis_v0": "{max_turns: 60}",
-        "timelord_chess_v0": "{max_plies: 40}",
+        "timelord_chess_v1": "{max_plies: 40}",
         "gallifrey_duel_v1": "{max_exchanges: 20}",
         "time_of_the_daleks_v0": "{max_rounds: 4}",
     }[env_id]
     # the chess heuristic searches tens of ms a move: a small share of its games
-    opponents = ", opponents: {random: 0.8, heuristic: 0.1, snapshot: 0.1}" if env_id == "timelord_chess_v0" else ""
+    opponents = ", opponents: {random: 0.8, heuristic: 0.1, snapshot: 0.1}" if env_id == "timelord_chess_v1" else ""
     path.write_text(
         f"env_id: {env_id}\noptions: {options}\n"
         f"train: {{net_arch: [64, 64], n_steps: 32, batch_size: 256, n_epochs: 2{opponents}}}\n"

@@ -18,7 +18,7 @@ from ..base import Agent
 HEURISTIC_MODULES = {
     "tardis_run_v0": "agents.heuristics.tardis_run",
     "keys_to_the_tardis_v0": "agents.heuristics.keys",
-    "timelord_chess_v0": "agents.heuristics.chess",
+    "timelord_chess_v1": "agents.heuristics.chess",
     "gallifrey_duel_v1": "agents.heuristics.gallifrey",
     "time_of_the_daleks_v0": "agents.heuristics.daleks",
 }

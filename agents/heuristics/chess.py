@@ -45,6 +45,7 @@ from tardis_envs.games.chess.layout import (
     DOCTOR,
     EMPTY,
     EP_SQUARE,
+    EP_SQUARE_FAR,
     KING,
     KING_SQ,
     MAX_MOVES,
@@ -102,9 +103,12 @@ def mobility(state, moves):
     # the opponent's count is taken as if it were its turn; the state is restored
     state[CURRENT_PLAYER] = 1 - me
     saved_ep = state[EP_SQUARE]
-    state[EP_SQUARE] = -1  # an en-passant square belongs to the side to move only
+    saved_ep_far = state[EP_SQUARE_FAR]
+    state[EP_SQUARE] = -1  # en-passant targets belong to the side to move only
+    state[EP_SQUARE_FAR] = -1
     theirs = gen_chess_moves(state, moves)
     state[EP_SQUARE] = saved_ep
+    state[EP_SQUARE_FAR] = saved_ep_far
     state[CURRENT_PLAYER] = me
     return own - theirs
 
@@ -131,7 +135,7 @@ def evaluate(state, weights, moves):
         material[colour] += weights[kind - 1]
         if sq >= 0:
             if kind == PAWN:
-                advance = (sq >> 3) - 1 if colour == 0 else 6 - (sq >> 3)
+                advance = max((sq >> 3) - 1 if colour == 0 else 6 - (sq >> 3), 0)  # 0 on the first two ranks
                 positional[colour] += 4.0 * advance * advance
             elif kind <= 3:
                 positional[colour] += 6.0 * _centre_bonus(sq)
@@ -160,7 +164,7 @@ def capture_order(state, action, weights):
     them = 1 - state[CURRENT_PLAYER]
     victim = state[BOARD + to]
     attacker = state[PASSENGER] if frm == blocker_square(state) else state[BOARD + frm]
-    if victim == EMPTY and (attacker & 7) == PAWN and to == state[EP_SQUARE] and (frm & 7) != (to & 7):
+    if victim == EMPTY and (attacker & 7) == PAWN and (to == state[EP_SQUARE] or to == state[EP_SQUARE_FAR]) and (frm & 7) != (to & 7):
         victim = PAWN | (them << 3)
     if victim == EMPTY or victim == DOCTOR or (victim >> 3) != them or (victim & 7) == KING:
         return 0.0

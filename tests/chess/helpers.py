@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs import timelord_chess_v0
+from tardis_envs import timelord_chess_v1
 from tardis_envs.core.state import STATUS
 from tardis_envs.games.chess import layout, rules
 
-VARIANT = timelord_chess_v0.Game(doctor=True)
-CLASSIC = timelord_chess_v0.Game(doctor=False)
+VARIANT = timelord_chess_v1.Game(doctor=True)
+CLASSIC = timelord_chess_v1.Game(doctor=False)
 
 
 def legal(game, state) -> set[str]:

@@ -5,7 +5,7 @@ import chess
 import numpy as np
 import pytest
 
-from tardis_envs import timelord_chess_v0
+from tardis_envs import timelord_chess_v1
 from tardis_envs.core.state import RUNNING, STATUS, TERMINATED
 from tardis_envs.games.chess import board, layout, rules
 
@@ -38,7 +38,7 @@ def expected_reason(board: chess.Board):
 
 # Random games can run for thousands of plies before the fifty-move rule or
 # material ends them; the library never truncates, so neither may this game.
-UNTRUNCATED = timelord_chess_v0.Game(doctor=False, max_plies=20_000)
+UNTRUNCATED = timelord_chess_v1.Game(doctor=False, max_plies=20_000)
 
 
 def run_games(seed: int, games: int, start_fens: list[str], san_every: int) -> dict:

@@ -50,8 +50,8 @@ def test_greedy_takes_the_biggest_capture_and_the_search_sees_the_recapture():
 @pytest.mark.slow
 @pytest.mark.parametrize("doctor", [True, False])
 def test_beats_random_in_at_least_95_percent(doctor):
-    game = tardis_envs.env_module("timelord_chess_v0").Game(doctor=doctor)
+    game = tardis_envs.env_module("timelord_chess_v1").Game(doctor=doctor)
     agents = [make_agent("heuristic", game), make_agent("random", game, seed=1)]
-    result = play_match("timelord_chess_v0", agents, ["heuristic", "random"], 40, seed=3, options={"doctor": doctor})
+    result = play_match("timelord_chess_v1", agents, ["heuristic", "random"], 40, seed=3, options={"doctor": doctor})
     record = result.record(0)
     assert record["games"] == 40 and record["wins"] >= 38, record

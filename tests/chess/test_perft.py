@@ -63,6 +63,6 @@ def test_perft_divide_matches_chess_library(name, fen, counts):
 def test_perft_of_the_env_state_equals_perft_of_the_kernel_state():
     import tardis_envs
 
-    env = tardis_envs.make("timelord_chess_v0", doctor=False)
+    env = tardis_envs.make("timelord_chess_v1", doctor=False)
     env.reset(seed=0)
     assert int(rules.perft(env.unwrapped.get_state(), 3)) == 8902

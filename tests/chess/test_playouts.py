@@ -5,6 +5,7 @@ import pytest
 from tardis_envs import vector
 from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS
 from tardis_envs.games.chess import board, layout, rules
+from tardis_envs.games.chess.content import last_rank
 
 from .helpers import VARIANT as G
 
@@ -13,6 +14,15 @@ def check_invariants(before, after, action):
     G.check_state(after)  # one king per side, TARDIS square free, Dr. Who in one place, ...
     assert 1 <= after[layout.HIST_COUNT] <= layout.HISTORY
     assert after[layout.BACKWARD_TRAVELS] <= 2 and after[layout.BACKWARD_TRAVELS + 1] <= 2
+    # no pawn ever stands on its last rank: moves promote, the TARDIS and eviction make queens
+    for sq in range(64):
+        code = int(after[layout.BOARD + sq])
+        if code & 7 == layout.PAWN and code != layout.DOCTOR:
+            assert sq >> 3 != last_rank(code), G.describe(after)
+    passenger = int(after[layout.PASSENGER])
+    if passenger & 7 == layout.PAWN and not after[layout.TARDIS_ABSENT]:
+        assert after[layout.TARDIS_SQ] >> 3 != last_rank(passenger), G.describe(after)
+    assert after[layout.EP_SQUARE_FAR] < 0 or after[layout.EP_SQUARE] >= 0
     mover = int(before[CURRENT_PLAYER])
     if after[CURRENT_PLAYER] != mover and after[STATUS] == RUNNING:
         # a finished turn never leaves the mover's king attacked
@@ -44,7 +54,7 @@ def check_mask(state, mask):
 @pytest.mark.slow
 def test_random_variant_playouts_keep_invariants():
     games, rng = 40, np.random.default_rng(7)
-    vec = vector.make("timelord_chess_v0", games, seed=11, max_plies=300)
+    vec = vector.make("timelord_chess_v1", games, seed=11, max_plies=300)
     _, masks, _ = vec.reset()
     seen = {"backward": 0, "forward": 0, "tardis": 0, "doctor": 0, "kick": 0, "finished": 0}
     for _ in range(3000):

@@ -1,4 +1,4 @@
-"""Scripted positions for every Dr. Who / TARDIS ruling of the timelord_chess_v0 docstring."""
+"""Scripted positions for every Dr. Who / TARDIS ruling of the timelord_chess_v1 docstring."""
 import pytest
 
 from tardis_envs.core.state import RUNNING, STATUS, TERMINATED
@@ -137,10 +137,107 @@ def _with_ply(state, ply):
     return G.check_state(state)
 
 
-def test_evicted_pawn_never_goes_to_the_first_or_last_rank():
+def test_evicted_pawn_onto_its_last_rank_is_a_queen_judged_for_check():
+    # b7: a white pawn inside since long ago; the black rook kicks it out
+    state = _with_ply(position("8/8/8/7k/8/8/7K/1r6 b - - 0 1 D:b7/C:in/P:P"), 10)
+    play(G, state, "b1b7")
+    assert legal(G, state) == {"Ea8", "Eb8", "Ec8", "Ea7", "Ea6", "Eb6", "Ec6", "Ec7"}
+    assert G.san(state, G.string_to_action(state, "Ec8")) == "E-c8=Q"
+    play(G, state, "E-c8=Q")
+    d = G.describe(state)
+    assert d["board"][0][2] == "Q" and d["last_turn"]["queened_on"] == "c8"
+    assert d["halfmove_clock"] == 0  # a promotion cannot be undone
+    # the same with the black king on e8: a queen on a8/b8/c8 would check it,
+    # so those squares are refused although a pawn there would not check
     state = _with_ply(position("4k3/8/8/8/8/8/7K/1r6 b - - 0 1 D:b7/C:in/P:P"), 10)
     play(G, state, "b1b7")
     assert legal(G, state) == {"Ea7", "Ea6", "Eb6", "Ec6", "Ec7"}
+
+
+def test_evicted_pawn_onto_its_first_rank_stays_a_pawn_and_advances_three():
+    # g2: a white pawn inside since long ago; the black rook kicks it out down the g-file
+    state = _with_ply(position("6rk/8/8/8/8/8/8/K7 b - - 0 1 D:g2/C:in/P:P"), 10)
+    play(G, state, "g8g2")
+    assert {"Ef1", "Eg1", "Eh1"} <= legal(G, state)
+    play(G, state, "Ef1")
+    d = G.describe(state)
+    assert d["board"][7][5] == "P" and "queened_on" not in d["last_turn"]
+    play(G, state, "a1a2", "h8h7", "end")
+    assert {m for m in legal(G, state) if m.startswith("f1")} == {"f1f2", "f1f3", "f1f4"}
+
+
+def test_pawn_on_its_first_rank_advances_up_to_three_squares():
+    state = position("7k/8/8/8/8/8/8/3P3K w - - 0 1 D:a5/C:in/P:-")
+    assert {m for m in legal(G, state) if m.startswith("d1")} == {"d1d2", "d1d3", "d1d4"}
+    blocked = position("7k/8/8/8/8/3n4/8/3P3K w - - 0 1 D:a5/C:in/P:-")
+    assert {m for m in legal(G, blocked) if m.startswith("d1")} == {"d1d2"}
+    # the TARDIS on the way: the pawn may enter it, never pass it
+    tardis_on_d3 = position("7k/8/8/8/8/8/8/3P3K w - - 0 1 D:d3/C:in/P:-")
+    assert {m for m in legal(G, tardis_on_d3) if m.startswith("d1")} == {"d1d2", "d1d3"}
+    # a two-square advance from the first rank leaves its passed square as the target
+    play(G, state, "d1d3")
+    assert G.describe(state)["en_passant"] == "d2"
+    # classic chess never has a pawn there
+    with pytest.raises(ValueError, match="pawns cannot stand on the first or last rank in classic chess"):
+        CLASSIC.from_fen("7k/8/8/8/8/8/8/3P3K w - - 0 1")
+
+
+def test_three_square_advance_is_taken_en_passant_on_either_passed_square():
+    fen = "3p3k/8/2P5/2P5/8/8/8/7K b - - 0 1 D:a4/C:in/P:-"
+    for capture, lands in (("c5d6", "d6"), ("c6d7", "d7")):
+        state = position(fen)
+        play(G, state, "d8d5")
+        d = G.describe(state)
+        assert d["en_passant"] == "d6d7" and G.fen(state).split()[3] == "d6d7"
+        assert {"c5d6", "c6d7"} <= legal(G, state)
+        assert G.san(state, G.string_to_action(state, capture)) == f"cx{lands}"
+        play(G, state, capture)
+        d = G.describe(state)
+        rank = 8 - int(lands[1])
+        assert d["board"][rank][3] == "P" and d["board"][3][3] == "."  # the pawn on d5 is taken
+        assert d["last_turn"]["captured"] == "black pawn"
+    # the position with both targets round-trips through FEN
+    state = position(fen)
+    play(G, state, "d8d5")
+    again = G.from_fen(G.fen(state))
+    assert again[layout.EP_SQUARE] == parse_square("d6") and again[layout.EP_SQUARE_FAR] == parse_square("d7")
+    # the targets last one turn
+    play(G, state, "h1g1")
+    assert G.describe(state)["en_passant"] is None
+
+
+def test_pawn_inside_the_tardis_on_its_first_rank_leaves_with_up_to_three_squares():
+    state = position("7k/8/8/8/8/8/8/7K w - - 0 1 D:d1/C:in/P:P")
+    assert {m for m in legal(G, state) if m.startswith("d1")} == {"d1d2", "d1d3", "d1d4"}
+    play(G, state, "d1d4")
+    assert G.describe(state)["en_passant"] == "d3d2" and tardis(state)["passenger"] is None
+
+
+def test_tardis_carrying_a_pawn_onto_its_last_rank_makes_a_queen():
+    state = position("k7/8/8/8/8/8/8/4K3 w - - 0 1 D:c6/C:in/P:P")
+    assert G.san(state, G.string_to_action(state, "Dc6h8")) == "D-h8=Q"
+    assert G.san(state, G.string_to_action(state, "Dc6h7")) == "D-h7"
+    play(G, state, "D-h8=Q")
+    t = tardis(state)
+    assert t["square"] == "h8" and t["passenger"] == "white queen"
+    assert G.describe(state)["last_turn"]["queened_on"] == "h8"
+    play(G, state, "a8b7")
+    assert {"h8h1", "h8a1", "h8a8"} <= legal(G, state)  # it leaves as a queen
+    # carried onto its own first rank a pawn stays a pawn, with the long advance ahead
+    state = position("k7/8/8/8/8/8/8/4K3 w - - 0 1 D:c6/C:in/P:P")
+    play(G, state, "Dc6d1")
+    assert tardis(state)["passenger"] == "white pawn"
+    with pytest.raises(ValueError, match="inside the TARDIS on its last rank would have promoted"):
+        G.from_fen("k7/8/8/8/8/8/8/4K3 w - - 0 1 D:c8/C:in/P:P")
+    with pytest.raises(ValueError, match="stands on its last rank"):
+        G.from_fen("k2P4/8/8/8/8/8/8/4K3 w - - 0 1")
+
+
+def test_en_passant_field_is_validated():
+    with pytest.raises(ValueError, match="after a three-square advance the targets are"):
+        G.from_fen("3p3k/8/2P5/2P5/8/8/8/7K w - d6d4 0 1")
+    with pytest.raises(ValueError, match="must be '-' or a square"):
+        CLASSIC.from_fen("4k3/8/8/3p4/8/8/8/4K3 w - d6d7 0 1")
 
 
 def test_eviction_may_not_check_the_evictor_and_needs_a_free_square():
@@ -293,6 +390,21 @@ def test_no_two_time_travels_in_a_row():
     assert kinds(legal(G, state), "D>")
 
 
+def test_time_travel_starts_the_cool_down():
+    state = _knight_in_after("e7e5")
+    play(G, state, "D<1")  # ply 2: a backward travel of one ply
+    assert tardis(state)["cooldown_until_ply"] == 7
+    for quiet in ("a7a6", "a2a3", "h7h6", "h2h3"):  # plies 3..6: neither Dr. Who nor the TARDIS moves
+        assert not kinds(legal(G, state), "C") and not kinds(legal(G, state), "D")
+        play(G, state, quiet)
+    assert int(state[layout.PLY]) == 7
+    assert kinds(legal(G, state), "C")  # ply 7: free again
+    # a forward travel too
+    state = _knight_in_after("e7e5")
+    play(G, state, "D>1")
+    assert tardis(state)["cooldown_until_ply"] == 7 and not kinds(legal(G, state), "C")
+
+
 def test_forward_travel_leaves_and_reappears_when_its_square_is_free():
     state = _knight_in_after("e7e5")
     play(G, state, "D>3")  # ply 2: due at the start of ply 5
@@ -386,11 +498,11 @@ def test_san_that_matches_no_legal_move_is_named_as_such():
 def test_fen_with_a_long_rank_or_the_waiting_side_in_check_is_refused():
     import tardis_envs
 
-    game = tardis_envs.timelord_chess_v0.Game(doctor=False)
+    game = tardis_envs.timelord_chess_v1.Game(doctor=False)
     with pytest.raises(ValueError, match=r"rank 8 \('rnbqkbnrp'\) describes more than 8 squares"):
         game.from_fen("rnbqkbnrp/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
     with pytest.raises(ValueError, match="black is in check but it is not black's move"):
         game.from_fen("4k3/8/8/8/8/8/4R3/4K3 w - - 0 1")
     with pytest.raises(ValueError, match="option 'fen'.*black is in check"):
-        tardis_envs.make("timelord_chess_v0", doctor=False, fen="4k3/8/8/8/8/8/4R3/4K3 w - - 0 1")
+        tardis_envs.make("timelord_chess_v1", doctor=False, fen="4k3/8/8/8/8/8/4R3/4K3 w - - 0 1")
     game.from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1")  # black to move, in check: fine

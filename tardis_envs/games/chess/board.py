@@ -33,6 +33,7 @@ from .layout import (
     DOCTOR_SQ,
     EMPTY,
     EP_SQUARE,
+    EP_SQUARE_FAR,
     EVICTED,
     EVICTED_ID,
     FLAG_CASTLE,
@@ -40,6 +41,7 @@ from .layout import (
     FLAG_EN_PASSANT,
     FLAG_KICK,
     FLAG_NORMAL,
+    FLAG_TRIPLE,
     KICK_OUT_PLIES,
     KING,
     KING_SQ,
@@ -66,6 +68,7 @@ from .layout import (
     Z_CASTLING,
     Z_DOCTOR_INSIDE,
     Z_EP,
+    Z_EP_FAR,
     Z_PASSENGER,
     Z_SIDE,
     Z_TARDIS,
@@ -78,6 +81,7 @@ from .layout import (
     move_from,
     move_promotion,
     move_to,
+    queen_if_last_rank,
 )
 
 
@@ -178,6 +182,7 @@ def gen_piece_moves(state, mover, frm, code, moves, n, block):
     ptype = code & 7
     if ptype == PAWN:
         up = 8 if mover == WHITE else -8
+        first_rank = 0 if mover == WHITE else 7
         start_rank = 1 if mover == WHITE else 6
         last_rank = 7 if mover == WHITE else 0
         t = frm + up
@@ -192,15 +197,21 @@ def gen_piece_moves(state, mover, frm, code, moves, n, block):
                 else:
                     moves[n] = make_move(frm, t, 0, flag)
                     n += 1
-                if kind == 1 and (frm >> 3) == start_rank:
-                    t2 = t + up
-                    kind2 = _target_kind(state, mover, t2, code, block)
-                    if kind2 == 1:
-                        moves[n] = make_move(frm, t2, 0, FLAG_DOUBLE)
+                # two squares from the second rank (FIDE); two or three from the
+                # own first rank, where only the TARDIS puts a pawn (variant)
+                rank = frm >> 3
+                reach = 2 if rank == start_rank else (3 if rank == first_rank else 1)
+                steps = 2
+                while kind == 1 and steps <= reach:
+                    t += up
+                    kind = _target_kind(state, mover, t, code, block)
+                    if kind == 1:
+                        moves[n] = make_move(frm, t, 0, FLAG_DOUBLE if steps == 2 else FLAG_TRIPLE)
                         n += 1
-                    elif kind2 == 3 or kind2 == 4:
-                        moves[n] = make_move(frm, t2, 0, FLAG_KICK if kind2 == 4 else FLAG_NORMAL)
+                    elif kind == 3 or kind == 4:
+                        moves[n] = make_move(frm, t, 0, FLAG_KICK if kind == 4 else FLAG_NORMAL)
                         n += 1
+                    steps += 1
             f = frm & 7
             for df in (-1, 1):
                 if 0 <= f + df < 8:
@@ -216,7 +227,7 @@ def gen_piece_moves(state, mover, frm, code, moves, n, block):
                         else:
                             moves[n] = make_move(frm, t, 0, FLAG_NORMAL)
                             n += 1
-                    elif other == EMPTY and t == state[EP_SQUARE]:
+                    elif other == EMPTY and (t == state[EP_SQUARE] or t == state[EP_SQUARE_FAR]):
                         moves[n] = make_move(frm, t, 0, FLAG_EN_PASSANT)
                         n += 1
     elif ptype == KNIGHT:
@@ -320,7 +331,7 @@ def _king_safe_after(state, mover, frm, to, flag, evict_sq, evicted):
     cap_sq = -1
     saved_cap = EMPTY
     if flag == FLAG_EN_PASSANT:
-        cap_sq = to - 8 if mover == WHITE else to + 8
+        cap_sq = en_passant_victim(state, mover)
         saved_cap = state[BOARD + cap_sq]
         state[BOARD + cap_sq] = EMPTY
     if evict_sq >= 0:
@@ -342,15 +353,14 @@ def _king_safe_after(state, mover, frm, to, flag, evict_sq, evicted):
 @njit
 def eviction_square_ok(state, mover, frm, to, flag, evict_sq, evicted):
     """May the evicted piece go to ``evict_sq``: on the board, empty once the
-    move is made, not a first/last rank for a pawn, the mover's king safe?
+    move is made, the mover's king safe (a pawn put on its last rank counts as
+    the queen it becomes)?
     ``frm``/``to``/``flag`` describe the kick-out move (``frm < 0``: played)."""
     if evict_sq < 0:
         return False
     if state[BOARD + evict_sq] != EMPTY and not (evict_sq == frm and frm != blocker_square(state)):
         return False
-    if (evicted & 7) == PAWN and ((evict_sq >> 3) == 0 or (evict_sq >> 3) == 7):
-        return False
-    return _king_safe_after(state, mover, frm, to, flag, evict_sq, evicted)
+    return _king_safe_after(state, mover, frm, to, flag, evict_sq, queen_if_last_rank(evicted, evict_sq))
 
 
 @njit
@@ -498,7 +508,7 @@ def apply_chess_move(state, move):
         state[PIECE_ID + frm] = 0
     captured = EMPTY
     if flag == FLAG_EN_PASSANT:
-        cap_sq = to - 8 if mover == WHITE else to + 8
+        cap_sq = en_passant_victim(state, mover)
         captured = state[BOARD + cap_sq]
         state[BOARD + cap_sq] = EMPTY
         state[PIECE_ID + cap_sq] = 0
@@ -531,8 +541,15 @@ def apply_chess_move(state, move):
     if state[CASTLING] != 0:
         clear_castling_for(state, frm)
         clear_castling_for(state, to)
+    state[EP_SQUARE_FAR] = -1
     if flag == FLAG_DOUBLE:
         state[EP_SQUARE] = (frm + to) >> 1
+    elif flag == FLAG_TRIPLE:
+        # both passed squares are en-passant targets; EP_SQUARE is the one
+        # just behind the pawn, as for a two-square advance
+        up = (to - frm) // 3
+        state[EP_SQUARE] = to - up
+        state[EP_SQUARE_FAR] = frm + up
     else:
         state[EP_SQUARE] = -1
     if (code & 7) == PAWN or promotion != 0 or captured != EMPTY:
@@ -544,20 +561,38 @@ def apply_chess_move(state, move):
 # Position hash, repetition, material
 # ============================================================================
 @njit
-def has_legal_en_passant(state):
-    ep = state[EP_SQUARE]
-    if ep < 0 or ep == blocker_square(state):
-        return False
+def en_passant_victim(state, mover):
+    """Square of the pawn an en-passant capture by ``mover`` takes: just beyond
+    ``EP_SQUARE`` (also when the capture lands on ``EP_SQUARE_FAR``)."""
+    return state[EP_SQUARE] - 8 if mover == WHITE else state[EP_SQUARE] + 8
+
+
+@njit
+def legal_en_passant(state):
+    """Bits of the en-passant targets the side to move can legally capture on:
+    1 ``EP_SQUARE``, 2 ``EP_SQUARE_FAR``."""
     mover = state[CURRENT_PLAYER]
     pawn = PAWN | (mover << 3)
-    from_rank_sq = ep - 8 if mover == WHITE else ep + 8
-    f = ep & 7
-    for df in (-1, 1):
-        if 0 <= f + df < 8:
-            frm = from_rank_sq + df
-            if state[BOARD + frm] == pawn and _king_safe_after(state, mover, frm, ep, FLAG_EN_PASSANT, -1, 0):
-                return True
-    return False
+    block = blocker_square(state)
+    bits = 0
+    for which in range(2):
+        ep = state[EP_SQUARE + which]
+        if ep < 0 or ep == block:
+            continue
+        from_rank_sq = ep - 8 if mover == WHITE else ep + 8
+        f = ep & 7
+        for df in (-1, 1):
+            if 0 <= f + df < 8:
+                frm = from_rank_sq + df
+                if state[BOARD + frm] == pawn and _king_safe_after(state, mover, frm, ep, FLAG_EN_PASSANT, -1, 0):
+                    bits |= 1 << which
+                    break
+    return bits
+
+
+@njit
+def has_legal_en_passant(state):
+    return legal_en_passant(state) != 0
 
 
 @njit
@@ -570,8 +605,11 @@ def position_hash(state):
     if state[CURRENT_PLAYER] == BLACK:
         h ^= ZOBRIST[Z_SIDE]
     h ^= ZOBRIST[Z_CASTLING + state[CASTLING]]
-    if has_legal_en_passant(state):
+    ep_bits = legal_en_passant(state)
+    if ep_bits & 1:
         h ^= ZOBRIST[Z_EP + (state[EP_SQUARE] & 7)]
+    if ep_bits & 2:
+        h ^= ZOBRIST[Z_EP_FAR + (state[EP_SQUARE] & 7)]
     if state[TARDIS_SQ] >= 0:
         h ^= ZOBRIST[Z_TARDIS + (64 if state[TARDIS_ABSENT] == 1 else state[TARDIS_SQ])]
         h ^= ZOBRIST[Z_DOCTOR_INSIDE + (1 if state[DOCTOR_SQ] < 0 else 0)]

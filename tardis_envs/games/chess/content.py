@@ -33,6 +33,7 @@ from .layout import (
     T_START_CASTLING,
     T_START_DOCTOR_SQ,
     T_START_EP,
+    T_START_EP_FAR,
     T_START_FULLMOVE,
     T_START_HALFMOVE,
     T_START_PASSENGER,
@@ -73,11 +74,47 @@ def parse_piece(letter: str) -> int:
     return LETTER_TYPES[letter.lower()] | ((BLACK if letter.islower() else WHITE) << 3)
 
 
+def last_rank(code: int) -> int:
+    """The rank (0..7) where a pawn of ``code``'s colour promotes."""
+    return 7 if (code >> 3) == WHITE else 0
+
+
+def en_passant_field(ep: int, ep_far: int) -> str:
+    """The FEN en-passant field: ``-``, the target square, or after a three-square
+    advance both passed squares, the one behind the pawn first (``a3a2``)."""
+    if ep < 0:
+        return "-"
+    return square_name(ep) + (square_name(ep_far) if ep_far >= 0 else "")
+
+
+def parse_en_passant(fen: str, field: str, doctor: bool) -> tuple[int, int]:
+    """(target, far target) from the FEN field; the far target and the targets of an
+    advance from the first rank exist only in the variant."""
+    if field == "-":
+        return -1, -1
+    if len(field) not in (2, 4) or (len(field) == 4 and not doctor):
+        raise ValueError(f"FEN {fen!r}: en-passant field {field!r} must be '-' or a square"
+                         + (" (or two, after a three-square advance: 'a3a2')" if doctor else ""))
+    ep = parse_square(field[:2])
+    ranks = (2, 5, 1, 6) if doctor else (2, 5)
+    if (ep >> 3) not in ranks:
+        names = "3 or 6 (2 or 7 after an advance from the first rank)" if doctor else "3 or 6"
+        raise ValueError(f"FEN {fen!r}: en-passant square {field[:2]} must be on rank {names}")
+    if len(field) == 2:
+        return ep, -1
+    ep_far = parse_square(field[2:])
+    behind = ep - 8 if (ep >> 3) == 2 else ep + 8
+    if (ep >> 3) not in (2, 5) or ep_far != behind:
+        raise ValueError(f"FEN {fen!r}: en-passant field {field!r}: after a three-square advance the targets are "
+                         "the squares on ranks 3 and 2 (or 6 and 7) of one file, the one behind the pawn first")
+    return ep, ep_far
+
+
 class Position:
     """A parsed FEN: board codes, side, castling bits, en passant, clocks, TARDIS."""
 
-    def __init__(self, board, side, castling, ep, halfmove, fullmove, tardis, doctor_sq, passenger):
-        self.board, self.side, self.castling, self.ep = board, side, castling, ep
+    def __init__(self, board, side, castling, ep, ep_far, halfmove, fullmove, tardis, doctor_sq, passenger):
+        self.board, self.side, self.castling, self.ep, self.ep_far = board, side, castling, ep, ep_far
         self.halfmove, self.fullmove = halfmove, fullmove
         self.tardis, self.doctor_sq, self.passenger = tardis, doctor_sq, passenger
 
@@ -115,9 +152,7 @@ def parse_fen(fen: str, doctor: bool) -> Position:
             if ch not in bits:
                 raise ValueError(f"FEN {fen!r}: castling field {fields[2]!r} may hold only K, Q, k, q or '-'")
             castling |= bits[ch]
-    ep = -1 if fields[3] == "-" else parse_square(fields[3])
-    if ep >= 0 and (ep >> 3) not in (2, 5):
-        raise ValueError(f"FEN {fen!r}: en-passant square {fields[3]} must be on rank 3 or 6")
+    ep, ep_far = parse_en_passant(fen, fields[3], doctor)
     try:
         halfmove, fullmove = int(fields[4]), int(fields[5])
     except ValueError:
@@ -128,8 +163,13 @@ def parse_fen(fen: str, doctor: bool) -> Position:
         kings = board.count(KING | (colour << 3))
         if kings != 1:
             raise ValueError(f"FEN {fen!r}: {name} must have exactly one king, found {kings}")
-    if any((c & 7) == PAWN and (sq >> 3) in (0, 7) for sq, c in enumerate(board) if c not in (EMPTY, DOCTOR)):
-        raise ValueError(f"FEN {fen!r}: pawns cannot stand on the first or last rank")
+    for sq, c in enumerate(board):
+        if c in (EMPTY, DOCTOR) or (c & 7) != PAWN:
+            continue
+        if (sq >> 3) == last_rank(c):
+            raise ValueError(f"FEN {fen!r}: a pawn on {square_name(sq)} stands on its last rank (it would have promoted)")
+        if not doctor and (sq >> 3) in (0, 7):
+            raise ValueError(f"FEN {fen!r}: pawns cannot stand on the first or last rank in classic chess")
     # castling rights need the king and rook at home
     for letter, bit in CASTLING_LETTERS:
         colour = WHITE if letter.isupper() else BLACK
@@ -159,12 +199,14 @@ def parse_fen(fen: str, doctor: bool) -> Position:
         passenger = EMPTY if parts["P"] == "-" else parse_piece(parts["P"])
         if (passenger & 7) == KING:
             raise ValueError(f"FEN {fen!r}: kings never enter the TARDIS")
+        if (passenger & 7) == PAWN and (tardis >> 3) == last_rank(passenger):
+            raise ValueError(f"FEN {fen!r}: a pawn inside the TARDIS on its last rank would have promoted")
     else:
         if len(fields) == 7:
             raise ValueError(f"FEN {fen!r}: the TARDIS field needs doctor=True")
         if DOCTOR in board:
             raise ValueError(f"FEN {fen!r}: 'C' (Dr. Who) needs doctor=True")
-    return Position(board, side, castling, ep, halfmove, fullmove, tardis, doctor_sq, passenger)
+    return Position(board, side, castling, ep, ep_far, halfmove, fullmove, tardis, doctor_sq, passenger)
 
 
 def build_tables(doctor: bool, max_plies: int, fen: str) -> np.ndarray:
@@ -175,6 +217,7 @@ def build_tables(doctor: bool, max_plies: int, fen: str) -> np.ndarray:
     tables[T_START_SIDE] = position.side
     tables[T_START_CASTLING] = position.castling
     tables[T_START_EP] = position.ep
+    tables[T_START_EP_FAR] = position.ep_far
     tables[T_START_HALFMOVE] = position.halfmove
     tables[T_START_FULLMOVE] = position.fullmove
     tables[T_START_TARDIS] = position.tardis

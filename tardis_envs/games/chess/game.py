@@ -13,6 +13,8 @@ from .content import (
     CASTLING_LETTERS,
     START_FEN,
     build_tables,
+    en_passant_field,
+    last_rank,
     parse_square,
     piece_letter,
     square_name,
@@ -71,7 +73,7 @@ def _check_fen(value: str) -> str | None:
 
 
 SPEC = GameSpec(
-    env_id="timelord_chess_v0",
+    env_id="timelord_chess_v1",
     name="Dr. Who Chess",
     version=0,
     rulebook="Dr. Who Chess",
@@ -111,7 +113,7 @@ def decode_chess_action(action: int, colour: int) -> tuple[int, int, int] | None
 
 
 class TimelordChess(Game):
-    """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v0` for the documentation page."""
+    """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v1` for the documentation page."""
 
     spec = SPEC
     kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
@@ -187,7 +189,7 @@ class TimelordChess(Game):
             "/".join(rows),
             "w" if state[CURRENT_PLAYER] == WHITE else "b",
             castling,
-            square_name(ep) if ep >= 0 else "-",
+            en_passant_field(ep, int(state[layout.EP_SQUARE_FAR])),
             str(int(state[layout.HALFMOVE])),
             str(int(state[layout.FULLMOVE])),
         ]
@@ -307,19 +309,19 @@ class TimelordChess(Game):
             return None
         if wanted == "end":
             return A_END_TURN
-        travel = re.fullmatch(r"d([<>])(\d+)", wanted)
+        travel = re.fullmatch(r"d-?([<>])(\d+)", wanted)  # D<3 or the SAN D-<3
         if travel:
             k = int(travel.group(2))
             if not 1 <= k <= MAX_TRAVEL:
                 return None
             return A_TRAVEL + (k - 1 if travel.group(1) == "<" else MAX_TRAVEL + k - 1)
         tardis = int(state[layout.TARDIS_SQ])
-        move = re.fullmatch(r"d(?:[a-h][1-8]|-)([a-h][1-8])", wanted)
+        move = re.fullmatch(r"d(?:[a-h][1-8]|-)([a-h][1-8])(?:=q)?", wanted)
         if move:
             return A_TARDIS + (parse_square(move.group(1)) ^ (56 * colour))
         doctor_sq = int(state[layout.DOCTOR_SQ])
         step = re.fullmatch(r"c([a-h][1-8])([a-h][1-8])", wanted)
-        evict = re.fullmatch(r"e([a-h][1-8])", wanted)
+        evict = re.fullmatch(r"e-?([a-h][1-8])(?:=q)?", wanted)
         if step or evict:
             origin = (doctor_sq if doctor_sq >= 0 else tardis) if step else tardis
             if step and parse_square(step.group(1)) != origin:
@@ -335,7 +337,9 @@ class TimelordChess(Game):
         """Standard algebraic notation of a legal action. TARDIS marks follow
         the rulebook: a piece entering writes ``N-`` (``N-!`` kicking a piece
         out), a piece leaving ``N-e5``/``N-xe5``; ``C-e5``/``Cxe5``/``C-`` for
-        Dr. Who, ``D-e5`` a TARDIS move, ``D-<3``/``D->3`` time travel."""
+        Dr. Who, ``D-e5`` a TARDIS move, ``D-<3``/``D->3`` time travel, ``E-e5`` an
+        eviction square; ``=Q`` after ``D-e8``/``E-e8`` when a carried or evicted
+        pawn becomes a queen."""
         action = int(action)
         moves = self._legal_moves(state)
         colour = int(state[CURRENT_PLAYER])
@@ -352,8 +356,12 @@ class TimelordChess(Game):
                     text = "D-" + text[1:]
                 elif text.startswith("D"):
                     text = "D-" + text[3:5]
+                    if self._queens(int(state[layout.PASSENGER]), parse_square(text[2:4])):
+                        text += "=Q"
                 elif text.startswith("E"):
                     text = "E-" + text[1:]
+                    if self._queens(int(state[layout.EVICTED]), parse_square(text[2:4])):
+                        text += "=Q"
             else:
                 return text
             return text + self._check_suffix(state, action)
@@ -396,6 +404,11 @@ class TimelordChess(Game):
                 text += "=" + piece_letter(promotion)
         del colour
         return text + self._check_suffix(state, action)
+
+    @staticmethod
+    def _queens(code: int, sq: int) -> bool:
+        """Does a pawn put on ``sq`` by the TARDIS (carried or evicted) become a queen?"""
+        return code != EMPTY and (code & 7) == PAWN and (sq >> 3) == last_rank(code)
 
     def _check_suffix(self, state: np.ndarray, action: int) -> str:
         after = state.copy()
@@ -457,7 +470,7 @@ class TimelordChess(Game):
             "rewards": {side: int(state[REWARDS + s]) for s, side in enumerate(SIDE_NAMES)},
             "check": bool(rules.in_check(state, mover)),
             "castling": "".join(letter for letter, bit in CASTLING_LETTERS if state[layout.CASTLING] & bit) or "-",
-            "en_passant": square_name(int(state[layout.EP_SQUARE])) if state[layout.EP_SQUARE] >= 0 else None,
+            "en_passant": en_passant_field(int(state[layout.EP_SQUARE]), int(state[layout.EP_SQUARE_FAR])).strip("-") or None,
             "halfmove_clock": int(state[layout.HALFMOVE]),
             "fullmove_number": int(state[layout.FULLMOVE]),
             "ply": int(state[layout.PLY]),
@@ -483,7 +496,7 @@ class TimelordChess(Game):
                 "passenger_entered_ply": entered if passenger else None,
                 "evictable_from_ply": entered + layout.KICK_OUT_PLIES if passenger else None,
                 "cooldown_until_ply": int(state[layout.COOLDOWN_UNTIL]),
-                "travel_allowed_from_ply": max(0, int(state[layout.LAST_TRAVEL_PLY]) + layout.TRAVEL_BAN_PLIES + 1),
+                "travel_allowed_from_ply": max(0, int(state[layout.LAST_TRAVEL_PLY]) + layout.TRAVEL_BAN_PLIES + 1, int(state[layout.COOLDOWN_UNTIL])),
                 "backward_travels": {side: int(state[layout.BACKWARD_TRAVELS + s]) for s, side in enumerate(SIDE_NAMES)},
                 "history_plies": int(state[layout.HIST_COUNT]) - 1,
                 "evicted": self._piece_name(evicted) if evicted else None,
@@ -522,6 +535,8 @@ class TimelordChess(Game):
             out["to"] = sq(state[layout.LAST_TO])
         else:
             out["plies"] = int(state[layout.LAST_TO])
+        if state[layout.LAST_AUTO_PROMOTION] >= 0:
+            out["queened_on"] = sq(state[layout.LAST_AUTO_PROMOTION])  # a carried or evicted pawn
         follow = int(state[layout.LAST_FOLLOW_KIND])
         if follow != layout.KIND_NONE:
             arg = int(state[layout.LAST_FOLLOW_ARG])
@@ -549,9 +564,12 @@ class TimelordChess(Game):
                 bad(f"{SIDE_NAMES[colour]} king square field {int(state[layout.KING_SQ + colour])} disagrees with the board")
         if not 0 <= state[layout.CASTLING] <= 15:
             bad(f"castling bits {int(state[layout.CASTLING])} outside 0..15")
-        ep = int(state[layout.EP_SQUARE])
-        if ep != -1 and not (0 <= ep < 64 and (ep >> 3) in (2, 5)):
-            bad(f"en-passant square {ep} is not -1 or a square on rank 3/6")
+        ep, ep_far = int(state[layout.EP_SQUARE]), int(state[layout.EP_SQUARE_FAR])
+        ranks = (2, 5, 1, 6) if self.doctor else (2, 5)
+        if ep != -1 and not (0 <= ep < 64 and (ep >> 3) in ranks):
+            bad(f"en-passant square {ep} is not -1 or a square on rank 3/6" + (" (2/7 after an advance from the first rank)" if self.doctor else ""))
+        if ep_far != -1 and not (self.doctor and (ep >> 3) in (2, 5) and ep_far == (ep - 8 if (ep >> 3) == 2 else ep + 8)):
+            bad(f"far en-passant square {ep_far} does not belong to a three-square advance past {ep}")
         if state[layout.PHASE] not in PHASE_NAMES:
             bad(f"phase {int(state[layout.PHASE])} is not one of {sorted(PHASE_NAMES)}")
         if (state[layout.PHASE] == layout.PHASE_OVER) != (state[STATUS] != RUNNING):

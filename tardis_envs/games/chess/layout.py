@@ -22,7 +22,10 @@ State layout (after the shared header; ``CURRENT_PLAYER`` is the side to move)
                            traveller's earlier self
 ``CASTLING``               bits: 1 white O-O, 2 white O-O-O, 4 black O-O,
                            8 black O-O-O
-``EP_SQUARE``              en-passant target square or -1
+``EP_SQUARE``              en-passant target square or -1 (the square just
+                           behind the pawn that advanced two or three)
+``EP_SQUARE_FAR``          the other square a three-square advance passed
+                           (-1 none): a second en-passant target
 ``HALFMOVE``/``FULLMOVE``  FEN clocks (restored by backward time travel)
 ``PLY``                    real turns played (never rewound; cool-downs,
                            travel bans and ``max_plies`` count it)
@@ -99,7 +102,7 @@ HISTORY = 11  # current position + the 10 plies a backward time travel may reach
 MAX_TRAVEL = 10
 MAX_BACKWARD_TRAVELS = 2
 COOLDOWN_PLIES = 5  # moved on ply t -> may move again from ply t + 5
-TRAVEL_BAN_PLIES = 2  # travel on ply t -> none on t + 1, t + 2
+TRAVEL_BAN_PLIES = 2  # travel on ply t -> none on t + 1, t + 2 (implied by the cool-down since v1)
 KICK_OUT_PLIES = 7  # entered on ply e -> evictable from ply e + 7 (3 own turns done)
 REP_RING_SIZE = 128
 
@@ -108,7 +111,8 @@ BOARD = HEADER_SIZE
 PIECE_ID = BOARD + 64
 CASTLING = PIECE_ID + 64
 EP_SQUARE = CASTLING + 1
-HALFMOVE = EP_SQUARE + 1
+EP_SQUARE_FAR = EP_SQUARE + 1  # kernels read the two targets as EP_SQUARE + 0 and + 1
+HALFMOVE = EP_SQUARE_FAR + 1
 FULLMOVE = HALFMOVE + 1
 PLY = FULLMOVE + 1
 PHASE = PLY + 1
@@ -138,7 +142,8 @@ LAST_PROMOTION = LAST_CAPTURED + 1
 LAST_FOLLOW_KIND = LAST_PROMOTION + 1
 LAST_FOLLOW_ARG = LAST_FOLLOW_KIND + 1
 LAST_EVICT_SQ = LAST_FOLLOW_ARG + 1
-REP_COUNT = LAST_EVICT_SQ + 1
+LAST_AUTO_PROMOTION = LAST_EVICT_SQ + 1  # square where a carried or evicted pawn became a queen
+REP_COUNT = LAST_AUTO_PROMOTION + 1
 CORE_SIZE = REP_COUNT + 1  # everything a search or perft copy needs
 REP_RING = CORE_SIZE
 HIST_TOP = REP_RING + REP_RING_SIZE
@@ -147,11 +152,12 @@ HIST = HIST_COUNT + 1
 # one history entry: 64 squares packed as code | id << 4, then these words
 SNAP_CASTLING = 64
 SNAP_EP = 65
-SNAP_HALFMOVE = 66
-SNAP_FULLMOVE = 67
-SNAP_PASSENGER = 68
-SNAP_PASSENGER_ID = 69
-SNAP_SIZE = 70
+SNAP_EP_FAR = 66
+SNAP_HALFMOVE = 67
+SNAP_FULLMOVE = 68
+SNAP_PASSENGER = 69
+SNAP_PASSENGER_ID = 70
+SNAP_SIZE = 71
 STATE_SIZE = HIST + HISTORY * SNAP_SIZE
 
 PHASE_MOVE = 0
@@ -194,6 +200,7 @@ T_START_FULLMOVE = 6
 T_START_TARDIS = 7
 T_START_DOCTOR_SQ = 8
 T_START_PASSENGER = 9
+T_START_EP_FAR = 10
 T_START_BOARD = 16
 T_SIZE = T_START_BOARD + 64
 
@@ -203,6 +210,7 @@ FLAG_DOUBLE = 1
 FLAG_EN_PASSANT = 2
 FLAG_CASTLE = 3
 FLAG_KICK = 4
+FLAG_TRIPLE = 5  # a pawn's three-square advance from its own first rank (variant)
 MAX_MOVES = 320
 
 # directions (file step, rank step): N, NE, E, SE, S, SW, W, NW
@@ -229,7 +237,7 @@ KNIGHT_TARGET = _step_table(KNIGHT_DF, KNIGHT_DR)
 
 def _zobrist():
     rng = np.random.Generator(np.random.PCG64(20061030))  # fixed: hashes are part of saved states
-    return rng.integers(1, 2**62, size=16 * 64 + 1 + 16 + 8 + 65 + 2 + 16, dtype=np.int64)
+    return rng.integers(1, 2**62, size=16 * 64 + 1 + 16 + 8 + 65 + 2 + 16 + 8, dtype=np.int64)
 
 
 ZOBRIST = _zobrist()
@@ -239,6 +247,7 @@ Z_EP = Z_CASTLING + 16
 Z_TARDIS = Z_EP + 8  # 65: square or absent
 Z_DOCTOR_INSIDE = Z_TARDIS + 65  # 2
 Z_PASSENGER = Z_DOCTOR_INSIDE + 2  # 16 codes
+Z_EP_FAR = Z_PASSENGER + 16  # 8 files: the far target of a three-square advance
 
 # --- observation planes (written by observe.py) ------------------------------
 NUM_PIECE_PLANES = 12
@@ -297,6 +306,15 @@ def blocker_square(state):
 def frame(sq, colour):
     """Absolute square <-> the colour's frame (mirror ranks for Black)."""
     return sq ^ (56 * colour)
+
+@njit
+def queen_if_last_rank(code, sq):
+    """A pawn put on its last rank by the TARDIS (carried, or evicted) becomes a
+    queen: the action that puts it there names no piece. Other codes unchanged."""
+    if (code & 7) == PAWN and (sq >> 3) == (7 if (code >> 3) == WHITE else 0):
+        return QUEEN | (code & 8)
+    return code
+
 
 @njit
 def is_variant(tables):

@@ -1,5 +1,5 @@
 """Dr. Who Chess observation: ``NUM_PLANES`` planes of 8 x 8 in the observer's frame
-(the plane table is in ``tardis_envs/timelord_chess_v0.py``)."""
+(the plane table is in ``tardis_envs/timelord_chess_v1.py``)."""
 from __future__ import annotations
 
 from ...core.jit import njit
@@ -106,8 +106,9 @@ def observe(state, tables, player, out):
         _fill(out, P_CASTLING + 3, 1.0)
     _fill(out, P_HALFMOVE, min(state[HALFMOVE], 100) / 100.0)
     _fill(out, P_REPETITION, min(max(repetitions(state) - 1, 0), 2) / 2.0)
-    if state[EP_SQUARE] >= 0:
-        out[P_EN_PASSANT * 64 + frame(state[EP_SQUARE], player)] = 1.0
+    for which in range(2):
+        if state[EP_SQUARE + which] >= 0:
+            out[P_EN_PASSANT * 64 + frame(state[EP_SQUARE + which], player)] = 1.0
     tsq = state[TARDIS_SQ]
     if tsq >= 0:
         ftsq = frame(tsq, player)

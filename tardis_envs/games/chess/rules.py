@@ -40,6 +40,7 @@ from .layout import (
     BLACK,
     BOARD,
     CASTLING,
+    COOLDOWN_PLIES,
     COOLDOWN_UNTIL,
     DIR_DF,
     DIR_DR,
@@ -48,6 +49,7 @@ from .layout import (
     DOCTOR_SQ,
     EMPTY,
     EP_SQUARE,
+    EP_SQUARE_FAR,
     EVICTED,
     EVICTED_ID,
     FLAG_KICK,
@@ -67,6 +69,7 @@ from .layout import (
     KING_SQ,
     KNIGHT_DF,
     KNIGHT_DR,
+    LAST_AUTO_PROMOTION,
     LAST_CAPTURED,
     LAST_EVICT_SQ,
     LAST_FOLLOW_ARG,
@@ -108,6 +111,7 @@ from .layout import (
     T_START_CASTLING,
     T_START_DOCTOR_SQ,
     T_START_EP,
+    T_START_EP_FAR,
     T_START_FULLMOVE,
     T_START_HALFMOVE,
     T_START_PASSENGER,
@@ -126,6 +130,7 @@ from .layout import (
     move_from,
     move_promotion,
     move_to,
+    queen_if_last_rank,
 )
 from .observe import observe
 from .tardis import (
@@ -304,6 +309,7 @@ def init(state, tables):
                 state[KING_SQ + (code >> 3)] = sq
     state[CASTLING] = tables[T_START_CASTLING]
     state[EP_SQUARE] = tables[T_START_EP]
+    state[EP_SQUARE_FAR] = tables[T_START_EP_FAR]
     state[HALFMOVE] = tables[T_START_HALFMOVE]
     state[FULLMOVE] = tables[T_START_FULLMOVE]
     state[PLY] = 0
@@ -334,6 +340,7 @@ def init(state, tables):
     state[LAST_FOLLOW_KIND] = KIND_NONE
     state[LAST_FOLLOW_ARG] = -1
     state[LAST_EVICT_SQ] = -1
+    state[LAST_AUTO_PROMOTION] = -1
     state[HIST_TOP] = HISTORY - 1
     state[HIST_COUNT] = 0
     push_history(state)
@@ -422,6 +429,8 @@ def _tardis_action(state, tables, action):
     else:
         j = action - A_TRAVEL
         state[LAST_TRAVEL_PLY] = state[PLY]
+        # a time travel is a TARDIS move: it starts the cool-down too
+        state[COOLDOWN_UNTIL] = state[PLY] + COOLDOWN_PLIES
         if j < MAX_TRAVEL:
             arg = j + 1
             restore_backward(state, arg)
@@ -447,7 +456,8 @@ def _tardis_action(state, tables, action):
         state[LAST_CAPTURED] = EMPTY
         state[LAST_PROMOTION] = EMPTY
         if kind != KIND_BACKWARD:
-            state[EP_SQUARE] = -1  # a whole turn without a double push
+            state[EP_SQUARE] = -1  # a whole turn without a pawn advance
+            state[EP_SQUARE_FAR] = -1
     _end_turn(state, tables, keep_clocks)
 
 
@@ -456,6 +466,7 @@ def _begin_turn_record(state):
     state[LAST_FOLLOW_KIND] = KIND_NONE
     state[LAST_FOLLOW_ARG] = -1
     state[LAST_EVICT_SQ] = -1
+    state[LAST_AUTO_PROMOTION] = -1
 
 
 @njit
@@ -468,7 +479,11 @@ def step(state, tables, action):
         if mover == BLACK:
             d = _mirror_direction(d)
         e = NEIGHBOUR[blocker_square(state), d]
-        state[BOARD + e] = state[EVICTED]
+        placed = queen_if_last_rank(state[EVICTED], e)
+        if placed != state[EVICTED]:
+            state[LAST_AUTO_PROMOTION] = e
+            state[ZEROING] = 1
+        state[BOARD + e] = placed
         state[PIECE_ID + e] = state[EVICTED_ID]
         if (state[EVICTED] & 7) == KING:  # never: kings do not enter
             state[KING_SQ + (state[EVICTED] >> 3)] = e
@@ -522,6 +537,7 @@ def step(state, tables, action):
         origin = state[DOCTOR_SQ]
         captured = apply_doctor_move(state, d)
         state[EP_SQUARE] = -1
+        state[EP_SQUARE_FAR] = -1
         state[LAST_KIND] = KIND_DOCTOR
         state[LAST_FROM] = origin if origin >= 0 else state[TARDIS_SQ]
         state[LAST_TO] = state[DOCTOR_SQ] if state[DOCTOR_SQ] >= 0 else state[TARDIS_SQ]

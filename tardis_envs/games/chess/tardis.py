@@ -25,6 +25,7 @@ from .layout import (
     DOCTOR_SQ,
     EMPTY,
     EP_SQUARE,
+    EP_SQUARE_FAR,
     FULLMOVE,
     HALFMOVE,
     HIST,
@@ -33,6 +34,7 @@ from .layout import (
     HISTORY,
     KING,
     KING_SQ,
+    LAST_AUTO_PROMOTION,
     LAST_TRAVEL_PLY,
     MAX_BACKWARD_TRAVELS,
     NEIGHBOUR,
@@ -43,6 +45,7 @@ from .layout import (
     ROOK,
     SNAP_CASTLING,
     SNAP_EP,
+    SNAP_EP_FAR,
     SNAP_FULLMOVE,
     SNAP_HALFMOVE,
     SNAP_PASSENGER,
@@ -55,6 +58,7 @@ from .layout import (
     WHITE,
     ZEROING,
     blocker_square,
+    queen_if_last_rank,
 )
 
 
@@ -155,9 +159,16 @@ def tardis_move_legal(state, sq):
 
 @njit
 def apply_tardis_move(state, sq):
+    """Fly the TARDIS to ``sq``; a pawn inside carried onto its last rank
+    becomes a queen (recorded in ``LAST_AUTO_PROMOTION``)."""
     state[TARDIS_PREV_SQ] = state[TARDIS_SQ]
     state[TARDIS_SQ] = sq
     state[COOLDOWN_UNTIL] = state[PLY] + COOLDOWN_PLIES
+    promoted = queen_if_last_rank(state[PASSENGER], sq)
+    if promoted != state[PASSENGER]:
+        state[PASSENGER] = promoted
+        state[LAST_AUTO_PROMOTION] = sq
+        state[ZEROING] = 1  # a promotion cannot be undone: repetition restarts
 
 
 @njit
@@ -191,6 +202,7 @@ def push_history(state):
         state[at + sq] = state[BOARD + sq] | (state[PIECE_ID + sq] << 4)
     state[at + SNAP_CASTLING] = state[CASTLING]
     state[at + SNAP_EP] = state[EP_SQUARE]
+    state[at + SNAP_EP_FAR] = state[EP_SQUARE_FAR]
     state[at + SNAP_HALFMOVE] = state[HALFMOVE]
     state[at + SNAP_FULLMOVE] = state[FULLMOVE]
     state[at + SNAP_PASSENGER] = state[PASSENGER]
@@ -239,12 +251,16 @@ def restore_backward(state, k):
         castling &= ~CASTLE_BQ
     state[CASTLING] = castling
     ep = state[at + SNAP_EP]
-    # the side to move after the travel is the traveller's opponent: keep an
-    # en-passant square only if it is that side's capture
+    ep_far = state[at + SNAP_EP_FAR]
+    # the side to move after the travel is the traveller's opponent: keep the
+    # en-passant targets only if they are that side's capture (White captures
+    # on the upper half of the board)
     opponent = 1 - state[CURRENT_PLAYER]
-    if ep >= 0 and ((ep >> 3) == 5) != (opponent == WHITE):
+    if ep >= 0 and ((ep >> 3) >= 4) != (opponent == WHITE):
         ep = -1
+        ep_far = -1
     state[EP_SQUARE] = ep
+    state[EP_SQUARE_FAR] = ep_far
     state[HALFMOVE] = state[at + SNAP_HALFMOVE]
     state[FULLMOVE] = state[at + SNAP_FULLMOVE]
     return True

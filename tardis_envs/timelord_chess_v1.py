@@ -1,7 +1,7 @@
-"""Dr. Who Chess (``timelord_chess_v0``): FIDE chess plus Dr. Who and his TARDIS.
+"""Dr. Who Chess (``timelord_chess_v1``): FIDE chess plus Dr. Who and his TARDIS.
 
 =====================  ==========================================================
-Import                 ``from tardis_envs import timelord_chess_v0``
+Import                 ``from tardis_envs import timelord_chess_v1``
 Agents                 ``white`` (seat 0, moves first), ``black`` (seat 1)
 Actions                ``Discrete(4773)``; ``Discrete(4672)`` with ``doctor=False``
 Observation            ``Box(-1, 1, (167, 8, 8), float32)``, the mover's view
@@ -38,8 +38,9 @@ The variant (default; rulebook and rulings)
 * Kick-out: a move onto the TARDIS square is also legal when the opponent
   piece inside has been there for more than two of its owner's turns (it
   entered 7 or more plies ago); the mover then picks an empty square next to
-  the TARDIS for the evicted piece (not a first/last rank for a pawn; the
-  mover's king must be safe afterwards) and its own piece goes inside.
+  the TARDIS for the evicted piece (the mover's king must be safe
+  afterwards; ranks 1 and 8 too, see the pawns below) and its own piece goes
+  inside.
 * Dr. Who is neutral: either player may move him. Outside he steps like a
   king onto an empty square, captures an opponent piece of the player moving
   him (never a king), or steps into the TARDIS from an adjacent square; from
@@ -47,9 +48,24 @@ The variant (default; rulebook and rulings)
 * The TARDIS moves only with Dr. Who and a piece of the mover's colour
   inside: to any empty square except the one it just left, carrying both.
 * Cool-down: after Dr. Who or the TARDIS moves on ply t, neither moves again
-  before ply t + 5. Time travel needs the cool-down over but does not start
-  one; it starts its own ban: after a travel on ply t, nobody travels on
-  t + 1 or t + 2.
+  before ply t + 5. A time travel is a TARDIS move and starts the cool-down
+  too (so the rulings' ban on a travel in the two plies after one, kept in
+  the state, never binds on its own).
+* Pawns and ranks 1/8 (rulebook item 5: "Pawns can come out on 1st or 8th
+  rank, and can promote or gain a 3-step movement, subject to en passant
+  anywhere along the way"): a pawn may come out of the TARDIS onto its own
+  first or last rank, by leaving it or by being kicked out. A pawn on its own
+  first rank (on the board, or inside the TARDIS standing there) advances
+  one, two or three empty squares; after a three-square advance both passed
+  squares are en-passant targets (an adjacent opponent pawn takes it on
+  either, as after a two-square advance), and after a two-square advance
+  from the first rank the passed square is. A pawn reaching its last rank by
+  a move promotes as in chess (the mover picks the piece). A pawn the
+  TARDIS carries onto its last rank, or a pawn evicted onto its last rank,
+  becomes a queen at once: those actions name no piece (this project's
+  reading of the rulings' "where the TARDIS move gives no choice, a queen",
+  extended to eviction). The eviction square is judged with the queen on it
+  (it may not check the evictor's king).
 * Time travel needs Dr. Who and a piece of the mover's colour inside.
   Backward k plies (1..10, within the game): every piece returns to where it
   stood k plies ago, with that moment's castling rights (a right whose rook is
@@ -74,7 +90,9 @@ The variant (default; rulebook and rulings)
   travel bans, kick-out times and ``max_plies`` count real turns.
 
 Rule options: ``doctor`` (default True), ``max_plies`` (512), ``fen``
-(``"startpos"`` or a FEN; the variant's FEN appends ``D:d4/C:in/P:-``).
+(``"startpos"`` or a FEN; the variant's FEN appends ``D:d4/C:in/P:-``, may
+put a pawn on its own first rank, and writes both targets of a three-square
+advance in the en-passant field, the one behind the pawn first: ``d6d7``).
 Env options: ``render_mode`` (``"ansi"``, ``"rgb_array"``, ``"human"``),
 ``illegal_action`` (``"terminate"`` or ``"raise"``).
 
@@ -102,7 +120,9 @@ Notation (``action_to_string``/``string_to_action``): UCI (``e2e4``,
 ``D<3``/``D>3`` time travel, ``Ee5`` an eviction square, ``end``.
 ``string_to_action`` also takes SAN. ``describe()["legal_moves"]`` lists every
 legal action in UCI and SAN (SAN with the rulebook's marks: ``N-`` entering,
-``N-e5`` leaving, ``D-e5``, ``D-<3``); ``game.fen(state)`` and
+``N-e5`` leaving, ``D-e5``, ``D-<3``, and ``D-e8=Q``/``E-e8=Q`` when a
+carried or evicted pawn becomes a queen, which ``describe()["last_turn"]``
+then reports as ``queened_on``); ``game.fen(state)`` and
 ``game.from_fen(fen)`` convert positions; ``rules.perft(state, depth)``
 counts move paths.
 
@@ -122,7 +142,7 @@ plane      meaning
 134-137    castling rights: own O-O, own O-O-O, opponent O-O, opponent O-O-O
 138        halfmove clock / 100
 139        (times the current position occurred - 1) / 2
-140        1 on the en-passant target square
+140        1 on the en-passant target square(s)
 141        1 on the TARDIS square (while on the board)
 142        on the TARDIS square while it is away: plies until due / 10
 143        1 on the square the TARDIS may not jump back to
@@ -141,7 +161,15 @@ plane      meaning
 
 Version history
 ---------------
-* v0: first release.
+* v1: the rulings on rulebook item 5 (a pawn out of the TARDIS on ranks
+  1/8: three-square advance with en passant on both passed squares; carried
+  or evicted onto the last rank it becomes a queen; eviction onto ranks 1/8
+  allowed) and a time travel starts the five-ply cool-down. The state gains
+  ``EP_SQUARE_FAR`` and ``LAST_AUTO_PROMOTION`` (v0 states are refused);
+  actions and observation planes are unchanged. Classic mode is identical.
+* v0: first release (a pawn in the TARDIS on its first rank had a one-step
+  exit, one carried to its last rank was stuck, an evicted pawn never went to
+  ranks 1/8; a time travel started no cool-down).
 """
 from __future__ import annotations
 
