@@ -3,6 +3,7 @@
 ``make_agent("random" | "heuristic", game, seed)`` builds one by name;
 learned policies join this registry as they land.
 """
+
 from __future__ import annotations
 
 from .base import Agent, uniform_legal

@@ -4,6 +4,7 @@ An agent decides for many games at once from the arrays the batched API
 (:mod:`tardis_envs.vector`) exposes; deciding for a single AEC env goes through
 the same method with a batch of one, so every agent works in both worlds.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

@@ -7,6 +7,7 @@ count and the package version. Loading checks all of it against the game it
 is meant for, so a checkpoint from another game, another board or a broken
 file is refused with a message that says which.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """A learned MaskablePPO policy behind the common agent interface."""
+
 from __future__ import annotations
 
 import numpy as np

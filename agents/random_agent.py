@@ -1,4 +1,5 @@
 """The uniform-random legal agent: every legal action equally likely."""
+
 from __future__ import annotations
 
 import numpy as np

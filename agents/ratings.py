@@ -6,6 +6,7 @@ against an average player (strength 1) so that an unbeaten or winless agent
 still gets a finite rating. Ratings are ``400 log10(s)`` shifted so that their
 mean is 1500.
 """
+
 from __future__ import annotations
 
 import numpy as np

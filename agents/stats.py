@@ -1,4 +1,5 @@
 """Win rates with 95% intervals (Wilson score interval)."""
+
 from __future__ import annotations
 
 import math

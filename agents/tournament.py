@@ -5,6 +5,7 @@ and counts once (a row's later, auto-reset games are ignored), so short games
 are not over-represented. Seats rotate evenly: with two agents, half the
 games put each agent in seat 0.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -170,9 +171,7 @@ def format_team_table(results: dict[str, MatchResult], partner: str) -> str:
     lines = [f"{'agent':<28}{'games':>7}{'team wins':>11}{'truncated':>11}{'win rate':>10}  95% interval   by seat"]
     for name, result in results.items():
         rec = result.team_record(0)
-        seats = "  ".join(
-            f"{seat} {100 * result.team_record(0, s)['win_rate']:.1f}%" for s, seat in enumerate(result.seat_names)
-        )
+        seats = "  ".join(f"{seat} {100 * result.team_record(0, s)['win_rate']:.1f}%" for s, seat in enumerate(result.seat_names))
         lines.append(
             f"{name:<28}{rec['games']:>7}{rec['wins']:>11}{rec['draws']:>11}{100 * rec['win_rate']:>9.1f}%"
             f"  [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%]   {seats}"
@@ -253,8 +252,22 @@ def round_robin(
                     seat_records[(a, b)] = {seat: result.record(idx, s) for s, seat in enumerate(result.seat_names)}
             else:
                 half = games // 2 - (games // 2) % players
-                a = play_match(env_id, [agents[i]] + [agents[j]] * (players - 1), [names[i]] + [names[j]] * (players - 1), half, seed=seed, options=options)
-                b = play_match(env_id, [agents[j]] + [agents[i]] * (players - 1), [names[j]] + [names[i]] * (players - 1), half, seed=seed + half, options=options)
+                a = play_match(
+                    env_id,
+                    [agents[i]] + [agents[j]] * (players - 1),
+                    [names[i]] + [names[j]] * (players - 1),
+                    half,
+                    seed=seed,
+                    options=options,
+                )
+                b = play_match(
+                    env_id,
+                    [agents[j]] + [agents[i]] * (players - 1),
+                    [names[j]] + [names[i]] * (players - 1),
+                    half,
+                    seed=seed + half,
+                    options=options,
+                )
                 rec_i = _merge(a.record(0), _field_record(b, exclude=0))
                 rec_j = _merge(b.record(0), _field_record(a, exclude=0))
                 # per seat: the agent alone in that seat against copies of the other
@@ -337,7 +350,9 @@ def save_round_robin(rr: RoundRobin, out_dir) -> list:
             rec = rr.matches[(i, j)]
             rate, low, high = rr.win_rate(i, j)
             matrix[i, j] = rate
-            rows.append(f"{rr.names[i]},{rr.names[j]},{rec['games']},{rec['wins']},{rec['draws']},{rec['losses']},{rate:.4f},{low:.4f},{high:.4f}")
+            rows.append(
+                f"{rr.names[i]},{rr.names[j]},{rec['games']},{rec['wins']},{rec['draws']},{rec['losses']},{rate:.4f},{low:.4f},{high:.4f}"
+            )
             cells.append(f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}] (n={rec['games']})")
         md.append(f"| {rr.names[i]} | " + " | ".join(cells) + " |")
     md += ["", "| agent | Elo (Bradley-Terry) |", "|---|---|"]

@@ -8,6 +8,7 @@ legal actions) and prints the Doctors' win rate with its 95% Wilson interval, th
 length in rounds and decisions, and how the Daleks win (Ship on Gallifrey, three Daleks
 on Earth, a seventh Dalek). Games run in parallel in compiled code (numba threads).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,9 +68,14 @@ def simulate(num_players: int, games: int, random_play: bool = False, seed: int 
     wins = int((outcome == L.WIN_DOCTORS).sum())
     low, high = wilson_interval(wins, games)
     return {
-        "players": num_players, "team": "random" if random_play else "heuristic", "games": games, "doctor_wins": wins,
-        "win_rate": wins / games, "interval": (low, high),
-        "rounds": float(out[:, S_ROUNDS].mean()), "decisions": float(out[:, S_DECISIONS].mean()),
+        "players": num_players,
+        "team": "random" if random_play else "heuristic",
+        "games": games,
+        "doctor_wins": wins,
+        "win_rate": wins / games,
+        "interval": (low, high),
+        "rounds": float(out[:, S_ROUNDS].mean()),
+        "decisions": float(out[:, S_DECISIONS].mean()),
         "dalek_wins": {name: int((outcome == k).sum()) for k, name in enumerate(L.WIN_NAMES) if k >= 2},
         "truncated": int((outcome == -1).sum()),
     }
@@ -78,9 +84,11 @@ def simulate(num_players: int, games: int, random_play: bool = False, seed: int 
 def format_row(r: dict) -> str:
     lo, hi = r["interval"]
     how = ", ".join(f"{k} {v}" for k, v in r["dalek_wins"].items())
-    return (f"{r['players']} {r['team']:<9} Doctors win {r['doctor_wins']:>5}/{r['games']} = {100 * r['win_rate']:5.1f}% "
-            f"[{100 * lo:.1f}, {100 * hi:.1f}]; {r['rounds']:.1f} rounds, {r['decisions']:.0f} decisions; Daleks: {how}"
-            + (f"; truncated {r['truncated']}" if r["truncated"] else ""))
+    return (
+        f"{r['players']} {r['team']:<9} Doctors win {r['doctor_wins']:>5}/{r['games']} = {100 * r['win_rate']:5.1f}% "
+        f"[{100 * lo:.1f}, {100 * hi:.1f}]; {r['rounds']:.1f} rounds, {r['decisions']:.0f} decisions; Daleks: {how}"
+        + (f"; truncated {r['truncated']}" if r["truncated"] else "")
+    )
 
 
 def main(argv=None) -> int:

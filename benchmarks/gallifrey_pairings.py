@@ -8,6 +8,7 @@ the heuristic's win rate with its 95% Wilson interval, per pairing (a matrix:
 row = heuristic's character, column = random's) and over all pairings, with
 the mean fight length in exchanges.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,14 @@ def main(argv=None) -> int:
                 options = {"mode": mode, "threat": args.threat, "pair": f"{names[i]}, {names[j]}"}
                 game = gallifrey_duel_v1.Game(**options)
                 agents = [make_agent("heuristic", game), make_agent("random", game, seed=args.seed + 1)]
-                result = play_match("gallifrey_duel_v1", agents, ["heuristic", "random"], args.games_per_pairing,
-                                    seed=args.seed + 1000 * (i * len(names) + j), options=options)
+                result = play_match(
+                    "gallifrey_duel_v1",
+                    agents,
+                    ["heuristic", "random"],
+                    args.games_per_pairing,
+                    seed=args.seed + 1000 * (i * len(names) + j),
+                    options=options,
+                )
                 for g in range(result.num_games):
                     h = int(np.flatnonzero(result.seats[g] == 0)[0])  # the heuristic's seat
                     mine, theirs = (i, j) if h == 0 else (j, i)
@@ -56,10 +63,12 @@ def main(argv=None) -> int:
                     total["exchanges"] += result.lengths[g] / 2  # two decisions an exchange
                     total["games"] += 1
         low, high = wilson_interval(total["wins"], total["games"])
-        print(f"\n{mode} (threat {args.threat}): heuristic vs random over {len(names)}x{len(names)} pairings, "
-              f"{total['games']} games: {total['wins']}-{total['draws']}-{total['losses']} (W-D-L), "
-              f"win rate {total['wins'] / total['games']:.1%} [{low:.1%}, {high:.1%}], "
-              f"mean fight {total['exchanges'] / total['games']:.2f} exchanges, {time.perf_counter() - started:.1f} s")
+        print(
+            f"\n{mode} (threat {args.threat}): heuristic vs random over {len(names)}x{len(names)} pairings, "
+            f"{total['games']} games: {total['wins']}-{total['draws']}-{total['losses']} (W-D-L), "
+            f"win rate {total['wins'] / total['games']:.1%} [{low:.1%}, {high:.1%}], "
+            f"mean fight {total['exchanges'] / total['games']:.2f} exchanges, {time.perf_counter() - started:.1f} s"
+        )
         print("win rate, row = heuristic's character, column = random's:")
         print(" " * 10 + " ".join(f"{s:>9}" for s in short))
         for i, s in enumerate(short):

@@ -6,6 +6,7 @@
 The same as ``tardis-envs perft`` (see tardis_envs/bench.py: ``perft_suite``).
 Both sides count the last ply in bulk; the counts must agree or it fails.
 """
+
 import sys
 
 from tardis_envs.cli import main

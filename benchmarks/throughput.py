@@ -10,6 +10,7 @@ API at 1..8192 games on 1 and 2 threads; a trivial numba race game as the
 floor; cold compile and cached import times; mean random game length.
 Install the peers with ``pip install -e ".[bench]"``.
 """
+
 import sys
 
 from tardis_envs.cli import main

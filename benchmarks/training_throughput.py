@@ -10,6 +10,7 @@ PettingZoo AEC env per game, stepped in Python). Reported: learner steps per
 second of the whole ``learn()`` call (updates included) and of collection alone
 (rollout steps with the policy's forward pass), and their ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,9 @@ from agents.training.selfplay import OpponentPool, SelfPlayVecEnv
 
 
 def measure(venv, timesteps: int, num_envs: int) -> dict:
-    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=1024, n_epochs=4, policy_kwargs={"net_arch": [256, 256]},
-                        seed=0, device="cpu", verbose=0)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=64, batch_size=1024, n_epochs=4, policy_kwargs={"net_arch": [256, 256]}, seed=0, device="cpu", verbose=0
+    )
     model.learn(total_timesteps=num_envs * 64)  # warm-up: compile, allocate
     started = time.perf_counter()
     model.learn(total_timesteps=timesteps, reset_num_timesteps=False)

@@ -8,6 +8,7 @@
 Every game is also registered with PettingZoo's own registry when the installed
 PettingZoo has one: ``pettingzoo.make("aec", "tardis_envs/tardis_run_v0")``.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -18,6 +18,7 @@ on its own: cold compile and cached import, each in a fresh process).
   generation on the same positions and depths (both count the last ply in
   bulk: the number of legal moves), as a ratio.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -122,7 +123,9 @@ def _batched_play(advance, masks, num_envs: int, threads: int, seconds: float, r
         numba.set_num_threads(previous)
 
 
-def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: int, seed: int = 0, observations: bool = True, **options) -> dict:
+def batched(
+    env_id: str, num_envs: int, threads: int, seconds: float, repeats: int, seed: int = 0, observations: bool = True, **options
+) -> dict:
     """Steps per second of ``tardis_envs.vector`` with random legal actions chosen in numba
     (``observations=False``: states and masks only)."""
     vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, observations=observations, **options)
@@ -130,7 +133,9 @@ def batched(env_id: str, num_envs: int, threads: int, seconds: float, repeats: i
     return _batched_play(lambda actions: vec.step(actions)[1], masks, num_envs, threads, seconds, repeats, seed)
 
 
-def batched_steps_per_second(env_id: str, num_envs: int = 1024, num_threads: int | None = None, seconds: float = 2.0, repeats: int = 3, seed: int = 0, **options) -> dict:
+def batched_steps_per_second(
+    env_id: str, num_envs: int = 1024, num_threads: int | None = None, seconds: float = 2.0, repeats: int = 3, seed: int = 0, **options
+) -> dict:
     return batched(env_id, num_envs, num_threads or numba.config.NUMBA_NUM_THREADS, seconds, repeats, seed, **options)
 
 
@@ -353,8 +358,14 @@ def format_perft(table: dict) -> list[str]:
 
 
 def run_suite(
-    env_ids=None, seconds: float = 2.0, repeats: int = 3, sizes=(1, 64, 1024, 8192), threads=(1, 2), peers: bool = True,
-    compile: bool = True, log: Callable[[str], None] = print,
+    env_ids=None,
+    seconds: float = 2.0,
+    repeats: int = 3,
+    sizes=(1, 64, 1024, 8192),
+    threads=(1, 2),
+    peers: bool = True,
+    compile: bool = True,
+    log: Callable[[str], None] = print,
 ) -> dict:
     env_ids = list(env_ids or ENV_IDS)
     results: dict = {
@@ -409,8 +420,10 @@ def run_suite(
         if env_id == "timelord_chess_v1":
             row["perft"] = perft_suite(seconds=seconds, repeats=repeats)
         results["games"][env_id] = row
-        log(f"{env_id}: AEC {row['aec']['median']:,.0f}, kernel {row['kernel']['median']:,.0f}, "
-            f"batched {max(b['median'] for b in row['batched'].values()):,.0f} steps/s")
+        log(
+            f"{env_id}: AEC {row['aec']['median']:,.0f}, kernel {row['kernel']['median']:,.0f}, "
+            f"batched {max(b['median'] for b in row['batched'].values()):,.0f} steps/s"
+        )
     return results
 
 
@@ -434,8 +447,10 @@ def _fmt(stats: dict) -> str:
 
 def format_results(results: dict) -> str:
     """The table: medians [min-max], each with its ratio to the peer it is compared with."""
-    lines = [f"tardis-envs bench, {results['date']}, {results['machine']['cores']} cores, "
-             + ", ".join(f"{k} {v}" for k, v in results["versions"].items())]
+    lines = [
+        f"tardis-envs bench, {results['date']}, {results['machine']['cores']} cores, "
+        + ", ".join(f"{k} {v}" for k, v in results["versions"].items())
+    ]
     peers = results["peers"]
     c4 = peers.get("connect_four_v3", {}).get("aec", {}).get("median")
     chess = peers.get("chess_v6", {}).get("aec", {}).get("median")
@@ -450,8 +465,10 @@ def format_results(results: dict) -> str:
         lines.append(f"  {'numba floor (race)':<22} {'8192x' + t:<7} {_fmt(stats)}")
     for env_id, row in results["games"].items():
         lines.append("")
-        lines.append(f"{env_id}: mean random game {row['mean_game_length']:.1f} decisions; "
-                     f"cold compile {row.get('cold_compile_s', float('nan')):.1f} s, cached import {row.get('cached_import_s', float('nan')):.2f} s")
+        lines.append(
+            f"{env_id}: mean random game {row['mean_game_length']:.1f} decisions; "
+            f"cold compile {row.get('cold_compile_s', float('nan')):.1f} s, cached import {row.get('cached_import_s', float('nan')):.2f} s"
+        )
         aec = row["aec"]["median"]
         ratio = f"  = {aec / c4:.1f}x connect_four_v3" if c4 else ""
         if chess:
@@ -471,8 +488,10 @@ def format_results(results: dict) -> str:
         for variant, extra_row in row.get("variants", {}).items():
             aec = extra_row["aec"]["median"]
             ratio = f"  = {aec / chess:.1f}x chess_v6" if chess else ""
-            lines.append(f"  {variant} ({', '.join(f'{k}={v}' for k, v in extra_row['options'].items())}): "
-                         f"mean random game {extra_row['mean_game_length']:.1f} decisions")
+            lines.append(
+                f"  {variant} ({', '.join(f'{k}={v}' for k, v in extra_row['options'].items())}): "
+                f"mean random game {extra_row['mean_game_length']:.1f} decisions"
+            )
             lines.append(f"    AEC agent-steps/s     {_fmt(extra_row['aec'])}{ratio}")
             lines.append(f"    kernel, one game      {_fmt(extra_row['kernel'])}")
             for key, stats in extra_row["batched"].items():

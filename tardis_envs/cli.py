@@ -3,6 +3,7 @@
 Each verb reads the game's YAML under ``configs/`` (``configs/<env_id>.yaml``
 when run from the project root, or ``--config FILE``); flags override it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -127,8 +128,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"env_id": args.env_id, "agents": names, "games": games, "seed": seed,
-                        "records": {n: result.record(k) for k, n in enumerate(names)}}, indent=2)
+            json.dumps(
+                {
+                    "env_id": args.env_id,
+                    "agents": names,
+                    "games": games,
+                    "seed": seed,
+                    "records": {n: result.record(k) for k, n in enumerate(names)},
+                },
+                indent=2,
+            )
         )
     return 0
 
@@ -143,8 +152,11 @@ def _team_eval(args, names, games, seed, options, game) -> int:
     if games % players:
         raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
     partner = make_agent(partner_name, game, seed=seed + 99)
-    print(f"{args.env_id}: team win rate of {', '.join(names)} in one seat, {partner_name} in the other "
-          f"{players - 1} seat(s); {games} games each, {players} players, seats rotated evenly, seed {seed}", flush=True)
+    print(
+        f"{args.env_id}: team win rate of {', '.join(names)} in one seat, {partner_name} in the other "
+        f"{players - 1} seat(s); {games} games each, {players} players, seats rotated evenly, seed {seed}",
+        flush=True,
+    )
     results = {}
     for k, name in enumerate(names):
         agent = make_agent(name, game, seed=seed + k)
@@ -154,14 +166,28 @@ def _team_eval(args, names, games, seed, options, game) -> int:
     print(format_team_table(results, partner_name))
     records = {n: r.team_record(0) for n, r in results.items()}
     if args.json:
-        Path(args.json).write_text(json.dumps({"env_id": args.env_id, "agents": names, "partner": partner_name, "games": games,
-                                               "seed": seed, "options": options, "team_records": records}, indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "env_id": args.env_id,
+                    "agents": names,
+                    "partner": partner_name,
+                    "games": games,
+                    "seed": seed,
+                    "options": options,
+                    "team_records": records,
+                },
+                indent=2,
+            )
+        )
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         rows = ["agent,partner,games,team_wins,truncated,losses,win_rate,ci_low,ci_high"]
-        rows += [f"{n},{partner_name},{r['games']},{r['wins']},{r['draws']},{r['losses']},{r['win_rate']:.4f},{r['ci_low']:.4f},{r['ci_high']:.4f}"
-                 for n, r in records.items()]
+        rows += [
+            f"{n},{partner_name},{r['games']},{r['wins']},{r['draws']},{r['losses']},{r['win_rate']:.4f},{r['ci_low']:.4f},{r['ci_high']:.4f}"
+            for n, r in records.items()
+        ]
         (out / "team.csv").write_text("\n".join(rows) + "\n")
         (out / "results.md").write_text("```\n" + format_team_table(results, partner_name) + "\n```\n")
         print(f"saved: {out / 'team.csv'}, {out / 'results.md'}")
@@ -175,12 +201,17 @@ def _round_robin(args, names, games, seed, options, game) -> int:
     if len(set(names)) != len(names):
         raise ValueError(f"agents must differ: {names}")
     agents = [make_agent(name, game, seed=seed + k) for k, name in enumerate(names)]
-    labels = [name if not name.startswith("ppo:") else "ppo:" + Path(name[4:]).parent.parent.name + "/" + Path(name[4:]).stem for name in names]
+    labels = [
+        name if not name.startswith("ppo:") else "ppo:" + Path(name[4:]).parent.parent.name + "/" + Path(name[4:]).stem for name in names
+    ]
     if len(set(labels)) != len(labels):
         labels = names
     pairs = len(names) * (len(names) - 1) // 2
-    print(f"{args.env_id}: round robin of {', '.join(labels)}; {games} games per pair ({pairs} pairs), "
-          f"{game.num_players} players, seats rotated evenly, seed {seed}", flush=True)
+    print(
+        f"{args.env_id}: round robin of {', '.join(labels)}; {games} games per pair ({pairs} pairs), "
+        f"{game.num_players} players, seats rotated evenly, seed {seed}",
+        flush=True,
+    )
     rr = round_robin(args.env_id, agents, labels, games, seed=seed, options=options, progress=lambda t: print("  " + t, flush=True))
     print(format_round_robin(rr))
     out = Path(args.out or f"runs/eval/{args.env_id}")
@@ -201,8 +232,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     train.setdefault("options", dict(config_data["options"]))
     if train["env_id"] != args.env_id:
         raise ValueError(f"train config is for {train['env_id']!r}, not {args.env_id!r}")
-    for flag, key in (("timesteps", "total_timesteps"), ("minutes", "max_minutes"), ("seed", "seed"), ("num_envs", "num_envs"),
-                      ("eval_every", "eval_every"), ("eval_games", "eval_games"), ("snapshot_every", "snapshot_every")):
+    for flag, key in (
+        ("timesteps", "total_timesteps"),
+        ("minutes", "max_minutes"),
+        ("seed", "seed"),
+        ("num_envs", "num_envs"),
+        ("eval_every", "eval_every"),
+        ("eval_games", "eval_games"),
+        ("snapshot_every", "snapshot_every"),
+    ):
         value = getattr(args, flag)
         if value is not None:
             train[key] = value
@@ -220,17 +258,25 @@ def cmd_train(args: argparse.Namespace) -> int:
         import shutil
 
         shutil.rmtree(run_dir)
-    print(f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} learner steps"
-          + (f", at most {config.max_minutes:g} min" if config.max_minutes else "") + ")", flush=True)
+    print(
+        f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} learner steps"
+        + (f", at most {config.max_minutes:g} min" if config.max_minutes else "")
+        + ")",
+        flush=True,
+    )
     try:
         trainer = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None
-    print(f"done: {stats['num_timesteps']:,} learner steps in {stats['seconds']:.0f} s, "
-          f"{stats['learner_steps_per_second']:,.0f} learner steps/s ({stats['env_steps_per_second']:,.0f} env steps/s)")
+    print(
+        f"done: {stats['num_timesteps']:,} learner steps in {stats['seconds']:.0f} s, "
+        f"{stats['learner_steps_per_second']:,.0f} learner steps/s ({stats['env_steps_per_second']:,.0f} env steps/s)"
+    )
     for name, rec in stats["final"].items():
-        print(f"  {trainer.relation} {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games")
+        print(
+            f"  {trainer.relation} {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games"
+        )
     print(f"checkpoints: {run_dir / 'checkpoints'} (best.zip, last.zip); report: {run_dir / 'summary.md'}, {run_dir / 'winrate.png'}")
     return 0
 
@@ -246,8 +292,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     raw = env.unwrapped
     seats = len(raw.possible_agents)
     if not 0 <= args.seat < seats:
-        raise ValueError(f"--seat {args.seat} is not a seat of {args.env_id}: choose 0..{seats - 1} "
-                         f"({', '.join(f'{k} {name}' for k, name in enumerate(raw.possible_agents))})")
+        raise ValueError(
+            f"--seat {args.seat} is not a seat of {args.env_id}: choose 0..{seats - 1} "
+            f"({', '.join(f'{k} {name}' for k, name in enumerate(raw.possible_agents))})"
+        )
     opponent = make_agent(args.opponent, raw.game, seed=args.seed)
     human = raw.possible_agents[args.seat]
     hidden = raw.game.spec.simultaneous  # a committed choice stays hidden until both have chosen
@@ -299,16 +347,24 @@ def cmd_perft(args: argparse.Namespace) -> int:
     if args.depth is not None and args.depth < 1:
         raise ValueError(f"--depth must be at least 1, got {args.depth}")
     if args.depth is not None and args.depth > 6:
-        print(f"warning: perft depth {args.depth} counts billions of nodes on the standard positions and may run for hours; "
-              "depths 1-5 take seconds to minutes", file=sys.stderr, flush=True)
+        print(
+            f"warning: perft depth {args.depth} counts billions of nodes on the standard positions and may run for hours; "
+            "depths 1-5 take seconds to minutes",
+            file=sys.stderr,
+            flush=True,
+        )
     library = not args.no_library
     if library:
         try:
             import chess  # noqa: F401
         except ImportError:
             library = False
-            print("note: the chess library is not installed, so the counts are not checked against it and only our "
-                  "speed is shown (pip install chess, or pip install -e '.[bench]')", file=sys.stderr, flush=True)
+            print(
+                "note: the chess library is not installed, so the counts are not checked against it and only our "
+                "speed is shown (pip install chess, or pip install -e '.[bench]')",
+                file=sys.stderr,
+                flush=True,
+            )
     if args.fen:
         known = {name: fen for name, fen, _ in PERFT_POSITIONS}
         fen = known.get(args.fen, args.fen)
@@ -345,8 +401,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         _check_env_id(env_id)
     old = load_json(args.compare) if args.compare else None
     results = run_suite(
-        ids, seconds=args.seconds, repeats=args.repeats, sizes=args.num_envs, threads=args.threads,
-        peers=not args.no_peers, compile=not args.no_compile, log=lambda text: print("  " + text, flush=True),
+        ids,
+        seconds=args.seconds,
+        repeats=args.repeats,
+        sizes=args.num_envs,
+        threads=args.threads,
+        peers=not args.no_peers,
+        compile=not args.no_compile,
+        log=lambda text: print("  " + text, flush=True),
     )
     print()
     print(format_results(results))
@@ -389,8 +451,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verbs.add_parser("eval", help="seat-swapped match of two agents with 95%% intervals")
     p.add_argument("env_id")
-    p.add_argument("--agents", help="two or more agents, comma-separated: random, heuristic, heuristic:<preset>, "
-                   "ppo:<checkpoint.zip> (default from the config: heuristic,random)")
+    p.add_argument(
+        "--agents",
+        help="two or more agents, comma-separated: random, heuristic, heuristic:<preset>, "
+        "ppo:<checkpoint.zip> (default from the config: heuristic,random)",
+    )
     p.add_argument("--games", type=int, help="number of games (a multiple of the player count; default 2000)")
     p.add_argument("--seed", type=int, help="seed of the first game (default 0)")
     p.add_argument("--config", help="YAML config (default configs/<env_id>.yaml if present)")
@@ -398,8 +463,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="also write the records to this JSON file")
     p.add_argument("--no-throughput", action="store_true", help="skip the throughput line")
     p.add_argument("--out", help="folder for the round robin's CSV/markdown/heat map (default runs/eval/<env_id>)")
-    p.add_argument("--partner", default="heuristic",
-                   help="cooperative games (time_of_the_daleks_v0): the agent in the other seats (default heuristic)")
+    p.add_argument(
+        "--partner", default="heuristic", help="cooperative games (time_of_the_daleks_v0): the agent in the other seats (default heuristic)"
+    )
     p.set_defaults(func=cmd_eval)
 
     p = verbs.add_parser("train", help="self-play MaskablePPO on the batched core (needs the train extra)")
@@ -420,8 +486,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verbs.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("env_id")
-    p.add_argument("--opponent", default="heuristic",
-                   help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>; default heuristic)")
+    p.add_argument(
+        "--opponent",
+        default="heuristic",
+        help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>; default heuristic)",
+    )
     p.add_argument("--seat", type=int, default=1, help="your seat, 0 moves first (default 1)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--config")

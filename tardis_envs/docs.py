@@ -7,6 +7,7 @@ mid-game position (``docs/games/img/<env_id>.png``, ``render_mode="rgb_array"``)
 animated GIF of a short game (``docs/games/img/<env_id>.gif``), both from fixed seeds and
 heuristic play. ``tests/test_docs.py`` fails when a page no longer matches its docstring.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,8 @@ def page(env_id: str) -> str:
         f"Generated from the docstring of `tardis_envs.{env_id}` by `python -m tardis_envs.docs --write`; do not edit by hand.",
         "",
         f"{players} players; chance: {'yes' if spec.chance else 'no'}; hidden information: {'yes' if spec.hidden_information else 'no'}"
-        + ("; cooperative" if spec.cooperative else "") + ("; simultaneous moves (also a Parallel env)" if spec.simultaneous else "")
+        + ("; cooperative" if spec.cooperative else "")
+        + ("; simultaneous moves (also a Parallel env)" if spec.simultaneous else "")
         + f"; status: {spec.status}.",
         "",
         f"![a position of {spec.name}](img/{env_id}.png) ![a short game of {spec.name}](img/{env_id}.gif)",

@@ -139,6 +139,7 @@ Version history
   observation and actions are unchanged. ``gallifrey_duel_v1.parallel_env()``.
 * v0: first release.
 """
+
 from __future__ import annotations
 
 from .games.gallifrey.env import env, parallel_env, parallel_raw_env, raw_env

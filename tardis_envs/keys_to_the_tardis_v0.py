@@ -117,6 +117,7 @@ Version history
 ---------------
 * v0: first release.
 """
+
 from __future__ import annotations
 
 from .games.keys.env import env, raw_env

@@ -89,6 +89,7 @@ Version history
 ---------------
 * v0: first release.
 """
+
 from __future__ import annotations
 
 from .games.tardis_run.env import env, raw_env

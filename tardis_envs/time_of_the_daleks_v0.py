@@ -200,6 +200,7 @@ Version history
 ---------------
 * v0: first release.
 """
+
 from __future__ import annotations
 
 from .games.daleks.env import env, raw_env

@@ -171,6 +171,7 @@ Version history
   exit, one carried to its last rank was stuck, an evicted pawn never went to
   ranks 1/8; a time travel started no cool-down).
 """
+
 from __future__ import annotations
 
 from .games.chess.env import env, raw_env

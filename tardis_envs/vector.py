@@ -29,6 +29,7 @@ reproducible from ``seed``. The returned arrays are buffers owned by the
 vector env and overwritten by the next call: copy what you keep.
 Steps run in parallel over games on numba's threads (``num_threads``).
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """Helpers shared by the test modules."""
+
 import numpy as np
 
 

@@ -1,4 +1,5 @@
 """Agents, the tournament and its statistics, and the command line."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -79,7 +80,10 @@ def test_tournament_counts_each_game_once():
 def test_cli_eval_prints_the_table(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "tardis_envs.cli", "eval", "tardis_run_v0", "--games", "40", "--json", str(tmp_path / "r.json")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     assert "95% interval" in out.stdout and "heuristic" in out.stdout and "throughput: AEC" in out.stdout
@@ -92,7 +96,11 @@ def test_cli_errors_are_clear():
     )
     assert out.returncode == 2 and "unknown env id 'no_such_game_v0'" in out.stderr
     out = subprocess.run(
-        [sys.executable, "-m", "tardis_envs.cli", "eval", "tardis_run_v0", "--games", "3"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "tardis_envs.cli", "eval", "tardis_run_v0", "--games", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 2 and "--games must be a multiple of 2" in out.stderr
     out = subprocess.run([sys.executable, "-m", "tardis_envs.cli", "list"], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -104,7 +112,11 @@ def test_cli_play_against_the_heuristic():
     script = "\n".join(["0", "1", "2", "4", "6", "8", "9", "10"] * 400)
     out = subprocess.run(
         [sys.executable, "-m", "tardis_envs.cli", "play", "tardis_run_v0", "--seed", "1"],
-        cwd=ROOT, input=script, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     assert "You play doctors" in out.stdout and "monsters plays:" in out.stdout

@@ -1,4 +1,5 @@
 """The DESIGN.md contract, checked for every registered env id."""
+
 import importlib
 import json
 import pickle

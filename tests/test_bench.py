@@ -1,4 +1,5 @@
 """The benchmark suite's own machinery (its figures are measured by `tardis-envs bench`, not asserted)."""
+
 import json
 import subprocess
 import sys
@@ -55,10 +56,26 @@ def test_compare_flags_regressions_only():
 
 @pytest.mark.slow
 def test_bench_cli_writes_json_png_and_compares(tmp_path):
-    base = [sys.executable, "-m", "tardis_envs.cli", "bench", "tardis_run_v0", "--seconds", "0.2", "--repeats", "1",
-            "--num-envs", "4", "--threads", "1", "--no-peers", "--no-compile"]
-    out = subprocess.run(base + ["--json", str(tmp_path / "a.json"), "--png", str(tmp_path / "a.png")], cwd=ROOT,
-                         capture_output=True, text=True, timeout=600)
+    base = [
+        sys.executable,
+        "-m",
+        "tardis_envs.cli",
+        "bench",
+        "tardis_run_v0",
+        "--seconds",
+        "0.2",
+        "--repeats",
+        "1",
+        "--num-envs",
+        "4",
+        "--threads",
+        "1",
+        "--no-peers",
+        "--no-compile",
+    ]
+    out = subprocess.run(
+        base + ["--json", str(tmp_path / "a.json"), "--png", str(tmp_path / "a.png")], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "AEC agent-steps/s" in out.stdout and "batched" in out.stdout and (tmp_path / "a.png").exists()
     results = json.loads((tmp_path / "a.json").read_text())
@@ -94,8 +111,9 @@ def test_suite_measures_chess_in_both_modes_with_perft():
     pytest.importorskip("chess")
     from tardis_envs.bench import format_results, run_suite
 
-    results = run_suite(["timelord_chess_v1"], seconds=0.05, repeats=1, sizes=(4,), threads=(1,), peers=False,
-                        compile=False, log=lambda line: None)
+    results = run_suite(
+        ["timelord_chess_v1"], seconds=0.05, repeats=1, sizes=(4,), threads=(1,), peers=False, compile=False, log=lambda line: None
+    )
     row = results["games"]["timelord_chess_v1"]
     classic = row["variants"]["classic"]
     assert classic["options"] == {"doctor": False} and classic["aec"]["median"] > 0 and classic["batched"]["4x1"]["median"] > 0

@@ -1,4 +1,5 @@
 """Bad input to the command line is refused in one line, before any long work."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "tardis_envs.cli", *args], cwd=ROOT, input=stdin,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "tardis_envs.cli", *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.parametrize("seat", ["5", "-1"])

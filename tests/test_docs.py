@@ -1,4 +1,5 @@
 """The generated documentation pages match the games' docstrings."""
+
 from pathlib import Path
 
 import pytest

@@ -1,4 +1,5 @@
 """Every ply of a fixed-seed game equals the stored golden playthrough."""
+
 import pytest
 
 from .golden.playthrough import path_of, playthrough

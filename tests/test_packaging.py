@@ -1,4 +1,5 @@
 """The package as installed: every package listed, content and configs shipped inside it."""
+
 from pathlib import Path
 
 import pytest

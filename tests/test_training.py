@@ -1,4 +1,5 @@
 """Training: the self-play VecEnv, checkpoints, resume, refusal of wrong checkpoints, ratings."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -32,8 +33,7 @@ def tiny_config(env_id, folder):
     # the chess heuristic searches tens of ms a move: a small share of its games
     opponents = ", opponents: {random: 0.8, heuristic: 0.1, snapshot: 0.1}" if env_id == "timelord_chess_v1" else ""
     path.write_text(
-        f"env_id: {env_id}\noptions: {options}\n"
-        f"train: {{net_arch: [64, 64], n_steps: 32, batch_size: 256, n_epochs: 2{opponents}}}\n"
+        f"env_id: {env_id}\noptions: {options}\ntrain: {{net_arch: [64, 64], n_steps: 32, batch_size: 256, n_epochs: 2{opponents}}}\n"
     )
     return path
 
@@ -41,10 +41,33 @@ def tiny_config(env_id, folder):
 def train_cli(env_id, run_dir, *extra, timesteps=3000):
     config = tiny_config(env_id, Path(run_dir).parent)
     return subprocess.run(
-        [sys.executable, "-m", "tardis_envs.cli", "train", env_id, "--config", str(config), "--run-dir", str(run_dir),
-         "--timesteps", str(timesteps), "--num-envs", "16", "--eval-every", "1024", "--eval-games", "12",
-         "--snapshot-every", "1024", "--no-progress", *extra],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "tardis_envs.cli",
+            "train",
+            env_id,
+            "--config",
+            str(config),
+            "--run-dir",
+            str(run_dir),
+            "--timesteps",
+            str(timesteps),
+            "--num-envs",
+            "16",
+            "--eval-every",
+            "1024",
+            "--eval-games",
+            "12",
+            "--snapshot-every",
+            "1024",
+            "--no-progress",
+            *extra,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -82,9 +105,30 @@ def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
     run = tmp_path / "run"
     config = tiny_config("tardis_run_v0", tmp_path)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--config", str(config), "--run-dir", str(run),
-         "--timesteps", "10000000", "--num-envs", "16", "--eval-every", "1024", "--eval-games", "12", "--no-progress"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tardis_envs.cli",
+            "train",
+            "tardis_run_v0",
+            "--config",
+            str(config),
+            "--run-dir",
+            str(run),
+            "--timesteps",
+            "10000000",
+            "--num-envs",
+            "16",
+            "--eval-every",
+            "1024",
+            "--eval-games",
+            "12",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.time() + 240
     while not (run / "eval.csv").exists() and time.time() < deadline and proc.poll() is None:
@@ -105,10 +149,27 @@ def test_round_robin_of_three_agents_with_a_checkpoint(tmp_path):
     run = tmp_path / "run"
     assert train_cli("keys_to_the_tardis_v0", run, timesteps=1024).returncode == 0
     out = subprocess.run(
-        [sys.executable, "-m", "tardis_envs.cli", "eval", "keys_to_the_tardis_v0", "--config", str(tmp_path / "keys_to_the_tardis_v0.yaml"),
-         "--agents", f"ppo:{run / 'checkpoints' / 'best.zip'},heuristic,random", "--games", "24", "--num-players", "3",
-         "--out", str(tmp_path / "rr")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "tardis_envs.cli",
+            "eval",
+            "keys_to_the_tardis_v0",
+            "--config",
+            str(tmp_path / "keys_to_the_tardis_v0.yaml"),
+            "--agents",
+            f"ppo:{run / 'checkpoints' / 'best.zip'},heuristic,random",
+            "--games",
+            "24",
+            "--num-players",
+            "3",
+            "--out",
+            str(tmp_path / "rr"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "Bradley-Terry ratings" in out.stdout and "by seat" in out.stdout
@@ -146,15 +207,45 @@ def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
     # resuming under another variant of the same game is refused, naming the differing options
     other = tmp_path / "other.yaml"
     other.write_text("env_id: tardis_run_v0\noptions: {max_turns: 200}\ntrain: {net_arch: [64, 64], n_steps: 32, batch_size: 256}\n")
-    out = subprocess.run([sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--config", str(other), "--run-dir", str(run),
-                          "--resume", "--no-progress"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tardis_envs.cli",
+            "train",
+            "tardis_run_v0",
+            "--config",
+            str(other),
+            "--run-dir",
+            str(run),
+            "--resume",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 2 and "max_turns: trained 300, now 200" in out.stderr, out.stderr[-2000:]
     with pytest.warns(UserWarning, match="max_turns: trained 300, now 1000"):
         make_agent(f"ppo:{checkpoint}", tardis_envs.env_module("tardis_run_v0").Game())
     # eval refuses it too, naming the file
     out = subprocess.run(
-        [sys.executable, "-m", "tardis_envs.cli", "eval", "keys_to_the_tardis_v0", "--agents", f"ppo:{checkpoint},random,heuristic", "--games", "10"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "tardis_envs.cli",
+            "eval",
+            "keys_to_the_tardis_v0",
+            "--agents",
+            f"ppo:{checkpoint},random,heuristic",
+            "--games",
+            "10",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 2 and "trained on 'tardis_run_v0'" in out.stderr
 

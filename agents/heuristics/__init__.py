@@ -7,6 +7,7 @@ Each module exposes ``choose(state, tables, weights) -> action`` for one game,
 wraps them behind the common agent interface. Kernels keep the batched
 self-play loop in compiled code (no per-game Python).
 """
+
 from __future__ import annotations
 
 import importlib

@@ -26,6 +26,7 @@ Weights (``DEFAULT_WEIGHTS``, index: meaning): 0-4 pawn, knight, bishop,
 rook and queen values; 5 piece-square scale; 6 mating-drive scale; 7 search
 depth; 8 quiescence plies; 9 mobility (points per pseudo-legal move).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -263,7 +264,9 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
         elif child[CURRENT_PLAYER] == mover:
             value = _search(child, tables, weights, depth, quiescence, alpha, beta, height + 1, buffers, masks, order_buffers, keys)
         elif capture_only:
-            value = -_search(child, tables, weights, depth - 1, quiescence - 1, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys)
+            value = -_search(
+                child, tables, weights, depth - 1, quiescence - 1, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys
+            )
         else:
             value = -_search(child, tables, weights, depth - 1, quiescence, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys)
         if value > best:

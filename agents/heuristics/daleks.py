@@ -29,6 +29,7 @@ It reads only what its seat may know: public consoles and Locations, face-up
 Dilemmas, deck sizes and discard piles, its own hand; never a face-down Dilemma,
 another hand or the generator.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -844,8 +845,15 @@ def fail_choice(state, tables, weights, mask, seat):
     best_cost = 1e18
     for k in range(2):
         if mask[L.A_FAIL_OPTION + k]:
-            cost = -effects_value(state, tables, T_DILEMMAS + d * DILEMMA_FIELDS + DL_OPTIONS + k * MAX_EFFECTS * 2, weights, seat,
-                                  state[L.ADV_SLOT], state[L.ADV_ZONE])
+            cost = -effects_value(
+                state,
+                tables,
+                T_DILEMMAS + d * DILEMMA_FIELDS + DL_OPTIONS + k * MAX_EFFECTS * 2,
+                weights,
+                seat,
+                state[L.ADV_SLOT],
+                state[L.ADV_ZONE],
+            )
             if cost < best_cost:
                 best_cost = cost
                 best = L.A_FAIL_OPTION + k

@@ -16,6 +16,7 @@
 It reads only what a player may know: Aspects, modifiers, injuries, Edges,
 its own Acquired cards; never the deck order or the opponent's hidden choice.
 """
+
 from __future__ import annotations
 
 import numpy as np

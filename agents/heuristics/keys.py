@@ -17,6 +17,7 @@ the state with the game's own ``step`` and the best score is played; moves
 go to the step that shortens the route most, preferring unused Extra Turn and
 Key tiles.
 """
+
 from __future__ import annotations
 
 import numpy as np

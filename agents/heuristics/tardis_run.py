@@ -9,6 +9,7 @@ wins. ``evaluate`` prizes progress and escapes, holding the black paddle (the
 more so as pieces escape: without it nobody wins), stacks (a pair cannot be
 landed on), and penalises pieces an opponent can hit with one exact roll.
 """
+
 from __future__ import annotations
 
 import numpy as np

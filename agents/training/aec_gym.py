@@ -6,6 +6,7 @@ let the opponent move inside ``step``, and stack copies in SB3's
 reference the batched :class:`~agents.training.selfplay.SelfPlayVecEnv` is
 tested against (same seeds and actions give the same trajectories).
 """
+
 from __future__ import annotations
 
 import gymnasium as gym

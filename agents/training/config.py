@@ -4,6 +4,7 @@ Values come from the ``train:`` section of ``configs/<env_id>.yaml`` (or a file
 given with ``--config``), then from command-line flags. Unknown keys and bad
 values are refused with the key's name.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields

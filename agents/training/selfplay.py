@@ -9,6 +9,7 @@ restart at once. Observations are always the learner's view; ``action_masks()``
 gives MaskablePPO the learner's legal actions. Rewards are the learner's: +1 / -1
 at the end of a game (truncation 0), 0 otherwise.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -83,7 +84,9 @@ class SelfPlayVecEnv(VecEnv):
         learner_seat: a fixed seat for the learner, or None to draw one per game.
     """
 
-    def __init__(self, env_id: str, num_envs: int, pool: OpponentPool, seed: int = 0, options: dict | None = None, learner_seat: int | None = None):
+    def __init__(
+        self, env_id: str, num_envs: int, pool: OpponentPool, seed: int = 0, options: dict | None = None, learner_seat: int | None = None
+    ):
         self.vec = vector.make(env_id, num_envs, seed=seed, **(options or {}))
         self.game = self.vec.game
         self.pool = pool

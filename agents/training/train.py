@@ -11,6 +11,7 @@ Run directory layout::
     run_dir/snapshots/*.zip          frozen learners in the opponent pool
     run_dir/winrate.png, summary.md  written at the end
 """
+
 from __future__ import annotations
 
 import csv
@@ -99,9 +100,11 @@ class Trainer:
                 raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['config'].get('env_id')!r}")
             differing = option_differences(meta.get("options") or {}, self.game.options)
             if differing:
-                raise CheckpointError(f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options "
-                                      f"({differing}); resume it with its own config ({str(self.run_dir / 'config.yaml')!r}) "
-                                      "or start a new run")
+                raise CheckpointError(
+                    f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options "
+                    f"({differing}); resume it with its own config ({str(self.run_dir / 'config.yaml')!r}) "
+                    "or start a new run"
+                )
             check_compatible(meta, self.game, last)
             self.best_score = meta.get("best_score", -math.inf)
             self.seconds_before = meta.get("seconds", 0.0)
@@ -114,9 +117,7 @@ class Trainer:
         else:
             done = 0
         # a resumed run plays fresh games: shift the seed by the steps already taken
-        self.venv = VecMonitor(
-            SelfPlayVecEnv(config.env_id, config.num_envs, self.pool, seed=config.seed + done, options=config.options)
-        )
+        self.venv = VecMonitor(SelfPlayVecEnv(config.env_id, config.num_envs, self.pool, seed=config.seed + done, options=config.options))
         if self.resume:
             self.model, _ = load_model(last, self.game)
             self.model.set_env(self.venv)
@@ -144,9 +145,7 @@ class Trainer:
         path = self.run_dir / "eval.csv"
         if path.exists():
             with path.open() as f:
-                self.history = [
-                    {k: (float(v) if k not in ("opponent",) else v) for k, v in row.items()} for row in csv.DictReader(f)
-                ]
+                self.history = [{k: (float(v) if k not in ("opponent",) else v) for k, v in row.items()} for row in csv.DictReader(f)]
 
     # --- evaluation and checkpoints ---------------------------------------------------------------
     @property
@@ -174,8 +173,9 @@ class Trainer:
         for name, opponent in (("random", RandomAgent(self.game, seed=1)), ("heuristic", HeuristicAgent(self.game))):
             if self.game.spec.cooperative:
                 # a team game: the learner in one seat, these agents as its team-mates; the team's win rate
-                match = team_match(self.config.env_id, learner, opponent, ("learner", name), games, seed=EVAL_SEED,
-                                   options=self.config.options)
+                match = team_match(
+                    self.config.env_id, learner, opponent, ("learner", name), games, seed=EVAL_SEED, options=self.config.options
+                )
                 results[name] = match.team_record(0)
                 if n == 1:
                     break  # no team-mates: one evaluation
@@ -240,8 +240,14 @@ class Trainer:
 
             # with a time limit the step total is only an upper bound: no ETA from it
             fmt = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]" if math.isfinite(deadline) else None
-            bar = tqdm(total=config.total_timesteps, initial=self.model.num_timesteps, unit="step", mininterval=2,
-                       dynamic_ncols=True, bar_format=fmt)
+            bar = tqdm(
+                total=config.total_timesteps,
+                initial=self.model.num_timesteps,
+                unit="step",
+                mininterval=2,
+                dynamic_ncols=True,
+                bar_format=fmt,
+            )
 
         class Hooks(BaseCallback):
             def _on_training_start(self) -> None:
@@ -262,7 +268,8 @@ class Trainer:
                         left = f" | {max(deadline - time.perf_counter(), 0) / 60:.1f} min left" if math.isfinite(deadline) else ""
                         bar.set_postfix_str(
                             " ".join(f"{trainer.relation} {k} {100 * v['win_rate']:.0f}%" for k, v in results.items())
-                            + f" | {(self.num_timesteps - self.steps0) / (time.perf_counter() - self.t0):,.0f} steps/s" + left
+                            + f" | {(self.num_timesteps - self.steps0) / (time.perf_counter() - self.t0):,.0f} steps/s"
+                            + left
                         )
                 if bar is not None:
                     bar.update(self.num_timesteps - self.last_count)
@@ -275,9 +282,7 @@ class Trainer:
         opponent_steps0 = self.venv.venv.opponent_steps
         try:
             if remaining > 0:
-                self.model.learn(
-                    total_timesteps=remaining, callback=Hooks(), reset_num_timesteps=not self.resume, tb_log_name="ppo"
-                )
+                self.model.learn(total_timesteps=remaining, callback=Hooks(), reset_num_timesteps=not self.resume, tb_log_name="ppo")
         except KeyboardInterrupt:
             self.interrupted = True
             path = save_checkpoint(self.model, self.run_dir / "checkpoints" / "last.zip", config, self.game, self._extra())
@@ -312,9 +317,12 @@ class Trainer:
             f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
             "counting the opponents' moves)",
             f"- best checkpoint: `checkpoints/best.zip` (mean win rate {100 * stats['best_score']:.1f}%)",
-            (f"- evaluation: {self.config.eval_games} games per team-mate kind (the learner in one seat, rotated; "
-             "a win is the team's), fixed seeds" if self.game.spec.cooperative else
-             f"- evaluation: {self.config.eval_games} games per opponent, seats rotated, fixed seeds"),
+            (
+                f"- evaluation: {self.config.eval_games} games per team-mate kind (the learner in one seat, rotated; "
+                "a win is the team's), fixed seeds"
+                if self.game.spec.cooperative
+                else f"- evaluation: {self.config.eval_games} games per opponent, seats rotated, fixed seeds"
+            ),
             "",
             f"| {'team-mates' if self.game.spec.cooperative else 'opponent'} | games | wins | draws | losses | win rate | 95% interval |",
             "|---|---|---|---|---|---|---|",
@@ -324,7 +332,16 @@ class Trainer:
                 f"| {name} | {rec['games']} | {rec['wins']} | {rec['draws']} | {rec['losses']} | "
                 f"{100 * rec['win_rate']:.1f}% | [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] |"
             )
-        lines += ["", "![win rate](winrate.png)", "", "## Config", "", "```yaml", yaml.safe_dump(self.config.to_dict(), sort_keys=False).strip(), "```"]
+        lines += [
+            "",
+            "![win rate](winrate.png)",
+            "",
+            "## Config",
+            "",
+            "```yaml",
+            yaml.safe_dump(self.config.to_dict(), sort_keys=False).strip(),
+            "```",
+        ]
         (self.run_dir / "summary.md").write_text("\n".join(lines) + "\n")
         (self.run_dir / "stats.json").write_text(json.dumps(stats, indent=2, default=float))
 

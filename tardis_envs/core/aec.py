@@ -14,6 +14,7 @@ Illegal actions (``illegal_action`` option):
 * ``"raise"``: ``ValueError`` naming the action, the phase and the legal
   actions; the state is left untouched.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -275,8 +276,9 @@ def _step_in_bounds(self, action) -> None:
         ok = 0 <= int(action) < raw.game.num_actions
     else:
         ok = False
-    assert ok, (f"{raw.game.spec.env_id}: action {action!r} by {agent} is not in the action space Discrete({raw.game.num_actions})"
-                + ("" if dead else "; a live agent must act (None is only for a finished agent)"))
+    assert ok, f"{raw.game.spec.env_id}: action {action!r} by {agent} is not in the action space Discrete({raw.game.num_actions})" + (
+        "" if dead else "; a live agent must act (None is only for a finished agent)"
+    )
     self.env.step(action)
 
 

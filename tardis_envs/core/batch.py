@@ -9,6 +9,7 @@ its kernels named as module attributes (``rules.step``: a bare global name in
 a ``prange`` body makes numba refuse the cache), and everything else lives
 here once.
 """
+
 from __future__ import annotations
 
 from .jit import njit

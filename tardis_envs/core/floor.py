@@ -5,6 +5,7 @@ square 100; the step kernel has the same batched shape as a real game's
 (state rows, an action per row, a legal mask and an observation written back,
 auto-reset), so its steps per second bound what any game can reach here.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -29,6 +29,7 @@ work for all of them):
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
     of :mod:`tardis_envs.core.batch` with the kernels above.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -118,15 +119,15 @@ class Game:
         """Validate a state given by a user; returns it as a contiguous int64 copy."""
         arr = np.asarray(state)
         if arr.ndim != 1 or arr.shape[0] != self.state_size:
-            raise ValueError(
-                f"{self.spec.env_id}: state must be a 1-D array of length {self.state_size}, got shape {arr.shape}"
-            )
+            raise ValueError(f"{self.spec.env_id}: state must be a 1-D array of length {self.state_size}, got shape {arr.shape}")
         if arr.dtype != np.int64:
             if not np.issubdtype(arr.dtype, np.integer):
                 raise ValueError(f"{self.spec.env_id}: state must hold integers, got dtype {arr.dtype}")
             if np.iinfo(arr.dtype).bits < 64:
-                raise ValueError(f"{self.spec.env_id}: state must be an int64 array as get_state() returns it, got {arr.dtype} "
-                                 "(too narrow for the generator key: a narrowed copy has lost it)")
+                raise ValueError(
+                    f"{self.spec.env_id}: state must be an int64 array as get_state() returns it, got {arr.dtype} "
+                    "(too narrow for the generator key: a narrowed copy has lost it)"
+                )
             arr = arr.astype(np.int64)
         arr = np.array(arr, dtype=np.int64, copy=True)
         if not 0 <= arr[CURRENT_PLAYER] < self.num_players:

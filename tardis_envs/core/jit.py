@@ -6,6 +6,7 @@ threads). Rules kernels never use ``fastmath``: game results must be exact.
 ``njit_parallel`` is for batch kernels only, whose outer loop is a ``prange``
 over independent games.
 """
+
 from __future__ import annotations
 
 import numba

@@ -6,6 +6,7 @@ come from keyword arguments or from a YAML file under ``configs/``
 unknown keys and bad values with a ``ValueError`` naming the key and what is
 allowed.
 """
+
 from __future__ import annotations
 
 import math
@@ -54,9 +55,7 @@ def validate_options(env_id: str, declared: Mapping[str, Option], given: Mapping
     """Return the full option dict (defaults filled in) or raise ``ValueError``."""
     unknown = sorted(set(given) - set(declared))
     if unknown:
-        raise ValueError(
-            f"{env_id}: unknown option {unknown[0]!r}; allowed options: {', '.join(sorted(declared)) or '(none)'}"
-        )
+        raise ValueError(f"{env_id}: unknown option {unknown[0]!r}; allowed options: {', '.join(sorted(declared)) or '(none)'}")
     out = {}
     for key, opt in declared.items():
         value = given.get(key, opt.default)
@@ -123,9 +122,7 @@ def load_config(path: str | Path) -> dict:
         raise ValueError(f"config file {str(path)!r} must be a mapping with keys {', '.join(CONFIG_SECTIONS)}")
     unknown = sorted(set(data) - set(CONFIG_SECTIONS))
     if unknown:
-        raise ValueError(
-            f"config file {str(path)!r}: unknown key {unknown[0]!r}; allowed keys: {', '.join(CONFIG_SECTIONS)}"
-        )
+        raise ValueError(f"config file {str(path)!r}: unknown key {unknown[0]!r}; allowed keys: {', '.join(CONFIG_SECTIONS)}")
     for section in ("options", "eval", "train", "bench"):
         if section in data and data[section] is not None and not isinstance(data[section], dict):
             raise ValueError(f"config file {str(path)!r}: {section!r} must be a mapping")

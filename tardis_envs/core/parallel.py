@@ -10,6 +10,7 @@ Illegal actions follow the AEC env's ``illegal_action`` modes: ``"terminate"`` (
 offender gets -1, the others 0, the game ends, a warning names it) or ``"raise"``
 (``ValueError`` naming the action and the legal ones; the state is left untouched).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -40,10 +41,14 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
         self.illegal_action = illegal_action
         self.possible_agents = list(game.agent_names)
         self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
-        space = spaces.Dict({
-            "observation": spaces.Box(low=game.observation_low, high=game.observation_high, shape=game.observation_shape, dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
-        })
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=game.observation_low, high=game.observation_high, shape=game.observation_shape, dtype=np.float32
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._seed_source = np.random.default_rng()

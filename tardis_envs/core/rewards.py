@@ -2,6 +2,7 @@
 the same way by every game: cleared at the start of each step, and on a win
 +1 to the winner and -1 to every other seat (zero-sum for two players; draws
 and truncation leave them at 0)."""
+
 from __future__ import annotations
 
 from .jit import njit

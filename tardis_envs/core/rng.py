@@ -13,6 +13,7 @@ which passes the usual equidistribution checks for the short streams a game uses
 Integer draws below ``n`` use rejection sampling, so every outcome is exactly
 equally likely (tests enumerate chance tables and rely on that).
 """
+
 from __future__ import annotations
 
 import numpy as np

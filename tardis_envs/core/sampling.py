@@ -5,6 +5,7 @@ mask) costs more than a game step for games with hundreds of actions, so
 batched random play (benchmarks, random opponents in self-play) draws them
 here: one counter-based hash per row and call, no Python loop.
 """
+
 from __future__ import annotations
 
 import numpy as np

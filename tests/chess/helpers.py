@@ -1,4 +1,5 @@
 """Building and playing Dr. Who Chess positions in tests."""
+
 from __future__ import annotations
 
 import numpy as np

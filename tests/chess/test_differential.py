@@ -1,6 +1,7 @@
 """Classic mode move for move against the ``chess`` library (an independent
 implementation): legal move sets, FEN, check, game results and draw
 conditions at every ply of 1,000+ random games, SAN on a sample of plies."""
+
 import chess
 import numpy as np
 import pytest

@@ -1,5 +1,6 @@
 """The Dr. Who Chess heuristic: it uses the TARDIS (hides a threatened queen,
 travels back in time to undo a blunder) and beats random play."""
+
 import pytest
 
 import tardis_envs

@@ -1,5 +1,6 @@
 """Classic mode against the published perft counts (chessprogramming.org
 "Perft Results") and, node by node, against the ``chess`` library."""
+
 import chess
 import pytest
 

@@ -1,4 +1,5 @@
 """Random variant playouts with invariants checked after every decision."""
+
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
 """Scripted positions for every Dr. Who / TARDIS ruling of the timelord_chess_v1 docstring."""
+
 import pytest
 
 from tardis_envs.core.state import RUNNING, STATUS, TERMINATED

@@ -1,5 +1,6 @@
 """Scripting Time of the Daleks positions for tests: a raw env, named edits of its state,
 actions by their words."""
+
 import numpy as np
 
 import tardis_envs
@@ -125,8 +126,9 @@ def at_earth(s, seat, z):
     s[L.AT_ZONE + seat] = z
 
 
-def adventure(raw, stage, seat=0, zone=(0, 1), symbols=("science",), helped=(), helper=(), helper_seat=-1,
-              help_mode=0, conditions=0, sonic=None):
+def adventure(
+    raw, stage, seat=0, zone=(0, 1), symbols=("science",), helped=(), helper=(), helper_seat=-1, help_mode=0, conditions=0, sonic=None
+):
     """A state in the middle of ``seat``'s adventure at ``zone`` (slot, z)."""
     s = raw.get_state()
     s[L.ACTIVE] = seat
@@ -162,6 +164,8 @@ def counts_conserved(s, n):
     for p in range(n):
         eq = s[L.EQUIPMENT + p * L.EQUIPMENT_SLOTS : L.EQUIPMENT + (p + 1) * L.EQUIPMENT_SLOTS]
         assert sorted(int(c) for c in eq if c >= 0) == sorted(int(c) for c in np.flatnonzero(places == L.PLACE_INSTALLED + p))
+
+
 np.set_printoptions(linewidth=200)
 
 

@@ -1,4 +1,5 @@
 """Scripted Time of the Daleks adventures: recruiting, help, the dice pool, re-rolls and face changes."""
+
 import pytest
 
 from tardis_envs.core.state import RNG_COUNTER
@@ -127,8 +128,17 @@ def test_focus_then_discard_down_to_eight():
     assert len(dice(raw)) == 8, "rolled"
 
 
-@pytest.mark.parametrize("mode, breach, limits", [(0, 0, (8, None)), (0, 4, (7, None)), (L.HELP_AFAR, 0, (7, 1)),
-                                                   (L.HELP_AFAR, 4, (6, 1)), (L.HELP_COME, 0, (5, 3)), (L.HELP_COME, 4, (4, 3))])
+@pytest.mark.parametrize(
+    "mode, breach, limits",
+    [
+        (0, 0, (8, None)),
+        (0, 4, (7, None)),
+        (L.HELP_AFAR, 0, (7, 1)),
+        (L.HELP_AFAR, 4, (6, 1)),
+        (L.HELP_COME, 0, (5, 3)),
+        (L.HELP_COME, 4, (4, 3)),
+    ],
+)
 def test_pool_limits_by_help_and_time_breach(mode, breach, limits):
     raw = new()
     s = adventure(raw, L.S_POOL, helper_seat=1 if mode else -1, help_mode=mode, conditions=breach)
@@ -185,7 +195,9 @@ def test_sonic_reroll_costs_two_and_sonic_face_change_three():
 
 def test_discarding_a_black_die_rerolls_the_rest():
     raw = new()
-    manipulating(raw, [("black", "running"), ("black", "running"), ("red", "tactics")], ["science", "science", "science", "science"], sonic=0)
+    manipulating(
+        raw, [("black", "running"), ("black", "running"), ("red", "tactics")], ["science", "science", "science", "science"], sonic=0
+    )
     draws = raw.get_state()[RNG_COUNTER]
     act(raw, "discard black die 1 (running) to re-roll the rest")
     s = raw.get_state()

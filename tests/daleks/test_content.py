@@ -1,4 +1,5 @@
 """The shipped content: counts, the cards the rulebook and the publisher name, validation errors."""
+
 import copy
 from pathlib import Path
 
@@ -54,7 +55,10 @@ def test_named_cards_keep_their_stated_effects():
     assert any(a.effect.effect == C.E_EQUIPMENT_DISCOUNT and a.effect.count == 1 for a in eleventh.abilities)
     amy = comp["Amy Pond"]
     assert amy.dice[C.GREEN] == 1 and "Rory Williams" in amy.links
-    assert any(a.effect.effect == C.E_CHANGE_FACE and a.effect.colour == C.GREEN and C.SYMBOLS[a.effect.symbol] == "diplomacy" for a in amy.abilities)
+    assert any(
+        a.effect.effect == C.E_CHANGE_FACE and a.effect.colour == C.GREEN and C.SYMBOLS[a.effect.symbol] == "diplomacy"
+        for a in amy.abilities
+    )
     assert comp["Rory Williams"].deck == "earth" and comp["Rory Williams"].dice[C.BLUE] == 1
     assert any(a.effect.effect == C.E_FOCUS and a.effect.colours == (C.BLUE,) for a in comp["Rory Williams"].abilities)
     twelfth = doc["Twelfth Doctor"]
@@ -117,18 +121,42 @@ def test_every_symbol_appears_in_challenges():
 @pytest.mark.parametrize(
     "file, edit, message",
     [
-        ("timey_wimey", lambda d: d["cards"][0]["effects"].__setitem__(0, {"effect": "teleport", "count": 1}),
-         r"timey_wimey.yaml': cards\[0\] \(.*\)\.effects\[0\]\.effect: unknown or not allowed here: 'teleport'"),
+        (
+            "timey_wimey",
+            lambda d: d["cards"][0]["effects"].__setitem__(0, {"effect": "teleport", "count": 1}),
+            r"timey_wimey.yaml': cards\[0\] \(.*\)\.effects\[0\]\.effect: unknown or not allowed here: 'teleport'",
+        ),
         ("timey_wimey", lambda d: d["cards"].pop(), r"timey_wimey.yaml': cards: the base game has 30, got 29"),
-        ("companions", lambda d: d["companions"][1].__setitem__("links", ["Captain Jack"]),
-         r"companions.yaml': .*\.links: 'Captain Jack' is neither a Companion nor a group"),
-        ("dilemmas", lambda d: d["dilemmas"][0].__setitem__("challenge", ["running", "swimming"]),
-         r"dilemmas.yaml': dilemmas\[0\] \(.*\)\.challenge\[1\]: must be one of running, .*got 'swimming'"),
-        ("locations", lambda d: d["locations"][2]["zones"].pop(), r"locations.yaml': locations\[2\] \(.*\)\.zones: a Location tile has two Time Zones, got 1"),
-        ("doctors", lambda d: d["doctors"][0].__setitem__("linked", "Nobody"), r"doctors.yaml': First Doctor.linked: 'Nobody' is not a Companion"),
-        ("companions", lambda d: d["companions"][0]["abilities"].append({"timing": "passive", "effect": "reroll", "colour": "red", "mode": "all"}),
-         r"companions.yaml': companions\[0\] \(.*\)\.abilities\[\d\]\.timing: only add_die, focus and equipment_discount are passive"),
-        ("anomalies", lambda d: d["anomalies"][0].__setitem__("kind", "eternal"), r"anomalies.yaml': anomalies\[0\] \(.*\)\.kind: must be one of location, task, instant"),
+        (
+            "companions",
+            lambda d: d["companions"][1].__setitem__("links", ["Captain Jack"]),
+            r"companions.yaml': .*\.links: 'Captain Jack' is neither a Companion nor a group",
+        ),
+        (
+            "dilemmas",
+            lambda d: d["dilemmas"][0].__setitem__("challenge", ["running", "swimming"]),
+            r"dilemmas.yaml': dilemmas\[0\] \(.*\)\.challenge\[1\]: must be one of running, .*got 'swimming'",
+        ),
+        (
+            "locations",
+            lambda d: d["locations"][2]["zones"].pop(),
+            r"locations.yaml': locations\[2\] \(.*\)\.zones: a Location tile has two Time Zones, got 1",
+        ),
+        (
+            "doctors",
+            lambda d: d["doctors"][0].__setitem__("linked", "Nobody"),
+            r"doctors.yaml': First Doctor.linked: 'Nobody' is not a Companion",
+        ),
+        (
+            "companions",
+            lambda d: d["companions"][0]["abilities"].append({"timing": "passive", "effect": "reroll", "colour": "red", "mode": "all"}),
+            r"companions.yaml': companions\[0\] \(.*\)\.abilities\[\d\]\.timing: only add_die, focus and equipment_discount are passive",
+        ),
+        (
+            "anomalies",
+            lambda d: d["anomalies"][0].__setitem__("kind", "eternal"),
+            r"anomalies.yaml': anomalies\[0\] \(.*\)\.kind: must be one of location, task, instant",
+        ),
         ("earth", lambda d: d["zones"].pop(), r"earth.yaml': zones: Earth has 3 Time Zones, got 2"),
     ],
 )
@@ -143,4 +171,5 @@ def test_the_card_list_page_is_up_to_date():
     page = ROOT / "docs" / "games" / "time_of_the_daleks.md"
     balance = (ROOT / "docs" / "results" / "time_of_the_daleks_v0" / "balance.txt").read_text()
     assert page.read_text() == card_list_markdown(CONTENT, balance), (
-        "regenerate: python -m tardis_envs.games.daleks.cardlist --write docs/games/time_of_the_daleks.md")
+        "regenerate: python -m tardis_envs.games.daleks.cardlist --write docs/games/time_of_the_daleks.md"
+    )

@@ -1,4 +1,5 @@
 """Story dice: faces per colour (exact, by enumeration and by sampling the kernel), matching a Challenge."""
+
 from collections import Counter
 
 import numpy as np

@@ -1,5 +1,6 @@
 """The heuristic Doctor: it plays legally, wins as a team, reads only what its seat may know,
 and takes the dice decisions the exact odds call for."""
+
 import numpy as np
 
 from agents.heuristics import daleks as H
@@ -61,8 +62,13 @@ def test_it_buys_the_face_change_that_completes_the_challenge():
 
 def test_it_rerolls_only_dice_that_do_not_help():
     raw = new(doctors="Eleventh Doctor, Twelfth Doctor")
-    s = adventure(raw, L.S_MANIPULATE, helped=[("black", "science"), ("black", "running"), ("black", "running")],
-                  symbols=["science", "strength", "strength"], sonic=0)
+    s = adventure(
+        raw,
+        L.S_MANIPULATE,
+        helped=[("black", "science"), ("black", "running"), ("black", "running")],
+        symbols=["science", "strength", "strength"],
+        sonic=0,
+    )
     set_companions(s, 0, ["Amy Pond"])
     clear_hand(s, 0)
     put(raw, s)

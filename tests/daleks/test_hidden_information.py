@@ -1,5 +1,6 @@
 """What a Doctor sees never depends on what it may not know: other hands, face-down
 Dilemmas, the generator (the order of every deck and die)."""
+
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
 """The exact odds helper against brute-force enumeration of every roll."""
+
 import itertools
 
 import numpy as np
@@ -59,8 +60,12 @@ def test_describe_reports_the_exact_odds_of_the_adventure():
     from .helpers import adventure, new, put
 
     raw = new()
-    s = adventure(raw, L.S_MANIPULATE, helped=[("black", "science"), ("blue", "cunning"), ("red", "running")],
-                  symbols=["science", "strength", "strength"])
+    s = adventure(
+        raw,
+        L.S_MANIPULATE,
+        helped=[("black", "science"), ("blue", "cunning"), ("red", "running")],
+        symbols=["science", "strength", "strength"],
+    )
     put(raw, s)
     # kept: the science die; re-rolled once: blue and red, which must both show strength
     assert raw.describe()["adventure"]["odds"] == pytest.approx(brute((0, 0, 0, 0, 1, 0), (0, 0, 1, 1), (0, 0, 0, 0, 1, 2)), abs=1e-6)

@@ -1,4 +1,5 @@
 """Random playouts of Time of the Daleks with the invariants checked after every action."""
+
 import numpy as np
 import pytest
 
@@ -85,6 +86,7 @@ def test_first_game_option_removes_advanced_cards_and_uses_three_markers():
     for a, an in enumerate(content.anomalies):
         assert (s[L.ANOMALY_STATE + a] == L.AS_REMOVED) == an.advanced
     from tardis_envs.games.daleks.common import conditions_here
+
     for zone in range(3):
         assert conditions_here(s, raw.game.tables, 0, zone) == 0, "conditions ignored in the first game"
 

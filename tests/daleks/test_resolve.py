@@ -1,5 +1,6 @@
 """Scripted Time of the Daleks outcomes: success and failure, help, fail costs, Finish,
 the Dalek turn, win conditions, Time Anomalies and regeneration."""
+
 import numpy as np
 
 from tardis_envs.core.state import REWARDS, STATUS, TERMINATED, TRUNCATED
@@ -101,14 +102,28 @@ def test_a_fail_cost_choice_offers_only_what_the_doctor_can_pay():
 
 def test_help_from_afar_draws_on_success_and_pays_on_failure():
     raw = new()
-    s = adventure(raw, L.S_RESOLVE, symbols=["science"], helped=[("red", "strength")], helper=[("blue", "science")],
-                  helper_seat=1, help_mode=L.HELP_AFAR)
+    s = adventure(
+        raw,
+        L.S_RESOLVE,
+        symbols=["science"],
+        helped=[("red", "strength")],
+        helper=[("blue", "science")],
+        helper_seat=1,
+        help_mode=L.HELP_AFAR,
+    )
     hand = lambda st: int((st[L.CARD_PLACE : L.CARD_PLACE + 30] == 1).sum())  # noqa: E731
     before = hand(s)
     resolved(raw, s)
     assert s[L.LAST_RESULT] == 1 and hand(s) == before + 1
-    s = adventure(raw, L.S_RESOLVE, symbols=["science"], helped=[("red", "strength")], helper=[("red", "strength")],
-                  helper_seat=1, help_mode=L.HELP_AFAR)
+    s = adventure(
+        raw,
+        L.S_RESOLVE,
+        symbols=["science"],
+        helped=[("red", "strength")],
+        helper=[("red", "strength")],
+        helper_seat=1,
+        help_mode=L.HELP_AFAR,
+    )
     resolved(raw, s)
     queue = [(int(s[L.OBLIGATIONS + 3 * i]), int(s[L.OBLIGATIONS + 3 * i + 1])) for i in range(s[L.OBL_COUNT])]
     assert s[L.LAST_RESULT] == 2 and queue[0] == (1, L.OB_PAY), "the helper discards a Sonic token or a card"
@@ -116,16 +131,32 @@ def test_help_from_afar_draws_on_success_and_pays_on_failure():
 
 def test_help_at_the_location_shares_rewards_and_failures():
     raw = new()
-    s = adventure(raw, L.S_RESOLVE, zone=EARTH_PRESENT, symbols=["science"], helped=[("red", "strength")],
-                  helper=[("blue", "science")], helper_seat=1, help_mode=L.HELP_COME)
+    s = adventure(
+        raw,
+        L.S_RESOLVE,
+        zone=EARTH_PRESENT,
+        symbols=["science"],
+        helped=[("red", "strength")],
+        helper=[("blue", "science")],
+        helper_seat=1,
+        help_mode=L.HELP_COME,
+    )
     s[L.ZONE_DALEKS + 1] = 2
     s[L.TARDIS + 1] = 2
     resolved(raw, s)
     moved = sum(c for e, c in earth_reward(raw, 1) if e == 7)
     assert s[L.TARDIS + 1] == 2 + moved, "the helper gains the reward too"
     assert s[L.ZONE_DALEKS + 1] == 0, "and removes another Dalek"
-    s = adventure(raw, L.S_RESOLVE, zone=EARTH_PRESENT, symbols=["science"], helped=[("red", "strength")],
-                  helper=[("red", "strength")], helper_seat=1, help_mode=L.HELP_COME)
+    s = adventure(
+        raw,
+        L.S_RESOLVE,
+        zone=EARTH_PRESENT,
+        symbols=["science"],
+        helped=[("red", "strength")],
+        helper=[("red", "strength")],
+        helper_seat=1,
+        help_mode=L.HELP_COME,
+    )
     set_dilemma(s, 1, "The Silence")
     s[L.SHIP] = 0
     resolved(raw, s)
@@ -287,6 +318,7 @@ def test_destiny_of_the_daleks_imprisons_green_dice_until_freed():
     set_companions(s, 0, ["Amy Pond"])
     s[L.BUILDER] = 0
     from tardis_envs.games.daleks import adventure as A
+
     s[L.ADV_SLOT], s[L.ADV_ZONE] = 0, 0
     A.gather(s, raw.game.tables)
     assert s[L.POOL + 1] == 0, "no green die is free"
@@ -325,6 +357,7 @@ def test_bystanders_with_any_adventure_cards_are_asked_after_the_roll():
     s[L.SONIC + 2] = 5
     put(raw, s)
     from tardis_envs.games.daleks import rules
+
     scratch = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
     rules.advance(s, raw.game.tables, scratch)
     assert s[L.STAGE] == L.S_WINDOW and s[L.WINDOW_SEAT] == 2, "seat 1 holds nothing usable: not asked"

@@ -1,6 +1,7 @@
 """Rulings pinned after review: staying flips a refilled zone and may change zone within the
 Location, a helper at the Location helps there, Transfer cards in transit, windows after
 re-rolls, Dilemmas discarded unseen stay unknown."""
+
 import numpy as np
 
 from tardis_envs.games.daleks import layout as L
@@ -56,8 +57,9 @@ def test_a_transfer_card_in_transit_is_not_reshuffled_into_the_deck():
     s = raw.get_state()
     clear_hand(s, 0)
     give_card(s, 0, transfer.name)
-    s[L.CARD_PLACE : L.CARD_PLACE + 30] = np.where(s[L.CARD_PLACE : L.CARD_PLACE + 30] == L.PLACE_DECK, L.PLACE_DISCARD,
-                                                   s[L.CARD_PLACE : L.CARD_PLACE + 30])
+    s[L.CARD_PLACE : L.CARD_PLACE + 30] = np.where(
+        s[L.CARD_PLACE : L.CARD_PLACE + 30] == L.PLACE_DECK, L.PLACE_DISCARD, s[L.CARD_PLACE : L.CARD_PLACE + 30]
+    )
     s[L.SONIC + 0] = 5
     s[L.STAGE] = L.S_PREPARE
     put(raw, s)

@@ -110,8 +110,13 @@ def test_first_travel_offers_earth_the_tardis_die_and_the_first_doctors_draw():
     to_travel(raw)
     options = legal(raw)
     assert "stay" not in options, "on the console there is nowhere to stay"
-    assert {"travel to earth past", "travel to earth present", "travel to earth future", "roll the tardis die",
-            "draw a location instead of rolling"} <= options
+    assert {
+        "travel to earth past",
+        "travel to earth present",
+        "travel to earth future",
+        "roll the tardis die",
+        "draw a location instead of rolling",
+    } <= options
     raw = new(doctors="Fourth Doctor, Eleventh Doctor")
     to_travel(raw)
     assert "draw a location instead of rolling" not in legal(raw)

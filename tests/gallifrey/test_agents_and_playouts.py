@@ -1,4 +1,5 @@
 """The duel heuristic's rules of thumb, its results against random, and random playouts."""
+
 import numpy as np
 import pytest
 
@@ -43,7 +44,9 @@ def test_contest_roles():
     g = game("UNIT Soldier, Companion", mode="contest")
     state = start(g)
     text = choice(g, state)
-    assert text.startswith("attack with dynamism, defend with stasis") and int(heuristic.choose(state, g.tables, heuristic.DEFAULT_WEIGHTS)) in g.legal_actions(state)
+    assert text.startswith("attack with dynamism, defend with stasis") and int(
+        heuristic.choose(state, g.tables, heuristic.DEFAULT_WEIGHTS)
+    ) in g.legal_actions(state)
 
 
 @pytest.mark.parametrize("mode", ["contest", "dramatic", "climactic"])

@@ -1,4 +1,5 @@
 """The duel through PettingZoo's Parallel API: the same games as the AEC env."""
+
 import numpy as np
 import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test

@@ -1,4 +1,5 @@
 """Scripted exchanges for every rule of the duel (rulebook and the rulings of gallifrey_duel_v1)."""
+
 import numpy as np
 import pytest
 
@@ -71,12 +72,15 @@ def test_contest_higher_score_wins_and_the_loser_is_defeated_by_the_winners_cond
     assert state[side(1, F_INJURIES)] == 2 and state[side(1, F_DEFEAT)] == rules.DEFEAT_OUT_OF_ACTION  # wounded
 
 
-@pytest.mark.parametrize("condition, injuries, defeat", [
-    (RESTRAIN, 0, rules.DEFEAT_RESTRAINED),
-    (SUBDUE, 1, rules.DEFEAT_SUBDUED),
-    (WOUND, 2, rules.DEFEAT_OUT_OF_ACTION),  # wounding: 5 - 3 = 2 injuries; the defeat is a wound
-    (KILL, 5, rules.DEFEAT_KILLED),  # killing: the winner's score, 5 injuries: killed at 5 (Stasis 3)
-])
+@pytest.mark.parametrize(
+    "condition, injuries, defeat",
+    [
+        (RESTRAIN, 0, rules.DEFEAT_RESTRAINED),
+        (SUBDUE, 1, rules.DEFEAT_SUBDUED),
+        (WOUND, 2, rules.DEFEAT_OUT_OF_ACTION),  # wounding: 5 - 3 = 2 injuries; the defeat is a wound
+        (KILL, 5, rules.DEFEAT_KILLED),  # killing: the winner's score, 5 injuries: killed at 5 (Stasis 3)
+    ],
+)
 def test_each_defeat_condition_causes_the_rulebooks_injuries(condition, injuries, defeat):
     threat = {RESTRAIN: "trivial", SUBDUE: "trivial", WOUND: "deadly", KILL: "deadly"}[condition]
     g = game("UNIT Soldier, Companion", mode="contest", threat=threat)
@@ -218,8 +222,9 @@ def test_climactic_kill_has_no_cap_and_kills_above_one_and_a_half_stasis():
     assert state[side(1, F_INJURIES)] == 6 and state[side(1, F_DEFEAT)] == rules.DEFEAT_KILLED
 
 
-@pytest.mark.parametrize("stasis, out_at, killed", [(2, 2, 4), (3, 3, 5), (4, 4, 7), (5, 5, 8), (6, 6, 10),
-                                                   (7, 7, 11), (8, 8, 13), (9, 9, 14), (10, 10, 16)])
+@pytest.mark.parametrize(
+    "stasis, out_at, killed", [(2, 2, 4), (3, 3, 5), (4, 4, 7), (5, 5, 8), (6, 6, 10), (7, 7, 11), (8, 8, 13), (9, 9, 14), (10, 10, 16)]
+)
 def test_injury_thresholds_for_stasis_2_to_10(stasis, out_at, killed):
     assert rules.out_of_action_at(stasis) == out_at and rules.killed_at(stasis) == killed
     assert killed > 1.5 * stasis >= killed - 1  # the first count above 1.5 x Stasis
@@ -374,7 +379,9 @@ def test_narration_and_notation():
     exchange(g, state, A(DYN, STA, WOUND, card=CARD_DRAW), A(MEM, FOR, WOUND))  # escalation 2: wound -> kill
     text = g.describe(state)["last_exchange"]["narration"]
     assert text.startswith("The Dalek attacks with Dynamism 9-1 and defends with Stasis 9-1, fighting to kill; draws The Daleks")
-    assert g.string_to_action(state, "Attack with Memory, defend with Foresight, fight to wound, acquired card 2 upright, edge") == make_action(MEM, FOR, WOUND, 4, 1)
+    assert g.string_to_action(
+        state, "Attack with Memory, defend with Foresight, fight to wound, acquired card 2 upright, edge"
+    ) == make_action(MEM, FOR, WOUND, 4, 1)
     with pytest.raises(ValueError, match="unknown action"):
         g.string_to_action(state, "run away")
 
@@ -390,8 +397,17 @@ def test_content_errors_name_the_file_and_key():
     bad = {"characters": [dict(roster["characters"][0], war_card="Davros")] + roster["characters"][1:]}
     with pytest.raises(ValueError, match="war_card: 'Davros' is not a Time Deck card"):
         parse_content(deck, bad, scenes)
-    bad = {"characters": [dict(roster["characters"][0], aspects={"dynamism": 11, "memory": 1, "stasis": 1, "foresight": 1})]
-           + roster["characters"][1:]}
+    bad = {
+        "characters": [dict(roster["characters"][0], aspects={"dynamism": 11, "memory": 1, "stasis": 1, "foresight": 1})]
+        + roster["characters"][1:]
+    }
     with pytest.raises(ValueError, match="aspects.dynamism: must be an integer in \\[1, 10\\]"):
         parse_content(deck, bad, scenes)
-    assert len(CONTENT.characters) >= 8 and {c.kind for c in CONTENT.characters} >= {"Time Lord", "Dalek", "Cyberman", "Sontaran", "human soldier", "companion"}
+    assert len(CONTENT.characters) >= 8 and {c.kind for c in CONTENT.characters} >= {
+        "Time Lord",
+        "Dalek",
+        "Cyberman",
+        "Sontaran",
+        "human soldier",
+        "companion",
+    }

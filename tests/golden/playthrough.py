@@ -1,4 +1,5 @@
 """Record or check golden playthroughs of every registered env id."""
+
 import hashlib
 import json
 import sys

@@ -5,11 +5,18 @@ words; it shares no code with the kernels (no frames, no offsets). It returns
 the set of table-talk strings of the legal actions, so comparing it with the
 mask checks the mask and the notation together.
 """
+
 FILES = "abcdefg"
 CENTRE = "d4"
 COMPASS = {
-    "north": (1, 0), "south": (-1, 0), "east": (0, 1), "west": (0, -1),
-    "north-east": (1, 1), "north-west": (1, -1), "south-east": (-1, 1), "south-west": (-1, -1),
+    "north": (1, 0),
+    "south": (-1, 0),
+    "east": (0, 1),
+    "west": (0, -1),
+    "north-east": (1, 1),
+    "north-west": (1, -1),
+    "south-east": (-1, 1),
+    "south-west": (-1, -1),
 }
 EDGE = {  # own edge row and goal row of each side, as predicates on (rank, file) 0-based
     "south": (lambda r, f: r == 0, lambda r, f: r == 6),

@@ -1,4 +1,5 @@
 """What a seat sees never depends on what it may not know."""
+
 import numpy as np
 import pytest
 
@@ -51,9 +52,13 @@ def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players):
         rng.shuffle(deck)
         # (c) the kinds of two hidden tiles of one colour
         hidden = [t for t in range(NUM_TILES) if t != CENTRE and not changed[rules.TILE_REVEALED + t]]
-        pairs = [(a, b) for a in hidden for b in hidden
-                 if changed[rules.TILE_COLOUR + a] == changed[rules.TILE_COLOUR + b]
-                 and changed[rules.TILE_KIND + a] != changed[rules.TILE_KIND + b]]
+        pairs = [
+            (a, b)
+            for a in hidden
+            for b in hidden
+            if changed[rules.TILE_COLOUR + a] == changed[rules.TILE_COLOUR + b]
+            and changed[rules.TILE_KIND + a] != changed[rules.TILE_KIND + b]
+        ]
         assert pairs, "some hidden tiles remain"
         a, b = pairs[0]
         changed[rules.TILE_KIND + a], changed[rules.TILE_KIND + b] = changed[rules.TILE_KIND + b], changed[rules.TILE_KIND + a]

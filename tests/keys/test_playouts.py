@@ -1,5 +1,6 @@
 """Random playouts of thousands of games with invariant checks, and the mask
 against a slow enumeration of the rules (naive.py) on sampled states."""
+
 import numpy as np
 import pytest
 

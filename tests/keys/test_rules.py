@@ -4,6 +4,7 @@ Squares are absolute: files a-g west to east, ranks 1-7 south to north; the
 Control Tile is d4. South (seat 0) enters on rank 1 and wins on rank 7; north
 (seat 1, two players) the other way round.
 """
+
 import pytest
 
 import tardis_envs
@@ -49,8 +50,7 @@ def player(env, name):
 # --- cards ---------------------------------------------------------------
 def test_key_toggles_only_its_colour_anywhere():
     env = new_env()
-    setup(env, tiles={"c4": door("blue", "plain"), "f6": door("red", "plain")},
-          hands={0: {"blue key": 1, "time barrier": 1}})
+    setup(env, tiles={"c4": door("blue", "plain"), "f6": door("red", "plain")}, hands={0: {"blue key": 1, "time barrier": 1}})
     assert "play blue key: open c4" in legal(env)
     assert "play blue key: open f6" not in legal(env) and not any(s.startswith("play red key") for s in legal(env))
     act(env, "play blue key: open c4")
@@ -61,8 +61,7 @@ def test_key_toggles_only_its_colour_anywhere():
 
 def test_key_closes_an_open_door_but_not_an_occupied_one():
     env = new_env()
-    setup(env, tiles={"c1": door("green", open=True), "e1": door("green", open=True)},
-          pawns={1: "e1"}, hands={0: {"green key": 1}})
+    setup(env, tiles={"c1": door("green", open=True), "e1": door("green", open=True)}, pawns={1: "e1"}, hands={0: {"green key": 1}})
     assert "play green key: close c1" in legal(env)
     assert "play green key: close e1" not in legal(env)
     act(env, "play green key: close c1")
@@ -83,8 +82,12 @@ def test_sonic_screwdriver_toggles_any_door_or_removes_a_barrier_only():
 
 def test_time_barrier_placement_and_what_it_blocks():
     env = new_env()
-    setup(env, tiles={"c1": door("red", open=True), "d1": door("red", open=True), "e1": door("red")},
-          pawns={1: "d1"}, hands={0: {"time barrier": 1, "red key": 2}})
+    setup(
+        env,
+        tiles={"c1": door("red", open=True), "d1": door("red", open=True), "e1": door("red")},
+        pawns={1: "d1"},
+        hands={0: {"time barrier": 1, "red key": 2}},
+    )
     moves = legal(env)
     assert "play time barrier on c1" in moves and "play time barrier on e1" in moves  # open or closed
     assert "play time barrier on d1" not in moves  # occupied
@@ -92,8 +95,12 @@ def test_time_barrier_placement_and_what_it_blocks():
     act(env, "play time barrier on c1")
     assert grid(env, "c1")["barrier"]
     # the barrier blocks opening/closing and entering
-    setup(env, tiles={"c1": door("red", open=True, barrier=True), "e1": door("red", barrier=True)},
-          hands={0: {"red key": 2, "time barrier": 1}}, phase="play_card")
+    setup(
+        env,
+        tiles={"c1": door("red", open=True, barrier=True), "e1": door("red", barrier=True)},
+        hands={0: {"red key": 2, "time barrier": 1}},
+        phase="play_card",
+    )
     moves = legal(env)
     assert not any(s.endswith(" c1") or s.endswith(" e1") for s in moves if "key" in s)
     assert "play time barrier on c1" not in moves  # no stacking
@@ -103,8 +110,12 @@ def test_time_barrier_placement_and_what_it_blocks():
 
 def test_time_tunnel_links_diagonal_tiles_when_both_ends_are_open():
     env = new_env()
-    setup(env, tiles={"b2": door("red", open=True), "c3": door("red"), "c2": door("blue"), "b3": door("blue")},
-          pawns={0: "b2"}, hands={0: {"time tunnel": 1}})
+    setup(
+        env,
+        tiles={"b2": door("red", open=True), "c3": door("red"), "c2": door("blue"), "b3": door("blue")},
+        pawns={0: "b2"},
+        hands={0: {"time tunnel": 1}},
+    )
     moves = legal(env)
     assert "play time tunnel b2-c3" in moves and "play time tunnel c2-b3" in moves
     assert not any("d4" in s for s in moves if "tunnel" in s)  # never the Control Tile
@@ -112,8 +123,14 @@ def test_time_tunnel_links_diagonal_tiles_when_both_ends_are_open():
     assert env.unwrapped.describe()["tunnels"] == [["b2", "c3"]]
     # c3 is closed: the tunnel cannot be used yet
     assert "move north-east" not in legal(env)
-    setup(env, tiles={"b2": door("red", open=True), "c3": door("red", open=True)}, tunnels=[("b2", "c3")],
-          pawns={0: "b2"}, phase="move", hands={0: {"time tunnel": 1}})
+    setup(
+        env,
+        tiles={"b2": door("red", open=True), "c3": door("red", open=True)},
+        tunnels=[("b2", "c3")],
+        pawns={0: "b2"},
+        phase="move",
+        hands={0: {"time tunnel": 1}},
+    )
     assert "move north-east" in legal(env)
     act(env, "move north-east")
     assert player(env, "south")["pawn"] == "c3"
@@ -124,27 +141,33 @@ def test_time_tunnel_links_diagonal_tiles_when_both_ends_are_open():
 
 def test_jam_cookie_on_a_revealed_dalek_door_opens_it_for_good():
     env = new_env()
-    setup(env, tiles={"c2": door("blue", "dalek", revealed=True), "e2": door("green", "dalek")},
-          hands={0: {"jam cookie": 1}})
+    setup(env, tiles={"c2": door("blue", "dalek", revealed=True), "e2": door("green", "dalek")}, hands={0: {"jam cookie": 1}})
     moves = legal(env)
     assert "play jam cookie on c2" in moves
     assert "play jam cookie on e2" not in moves  # its kind is still hidden
     act(env, "play jam cookie on c2")
     assert grid(env, "c2")["open"] and grid(env, "c2")["cookie"]
-    setup(env, tiles={"c2": door("blue", "dalek", open=True, cookie=True), "c1": door("red", open=True)},
-          pawns={0: "c1"}, hands={0: {"blue key": 1, "sonic screwdriver": 1, "time barrier": 1}})
+    setup(
+        env,
+        tiles={"c2": door("blue", "dalek", open=True, cookie=True), "c1": door("red", open=True)},
+        pawns={0: "c1"},
+        hands={0: {"blue key": 1, "sonic screwdriver": 1, "time barrier": 1}},
+    )
     moves = legal(env)
     assert "play blue key: close c2" not in moves and "play sonic screwdriver: close c2" not in moves
     assert "play time barrier on c2" in moves  # it can still take a barrier
-    setup(env, tiles={"c2": door("blue", "dalek", open=True, cookie=True), "c1": door("red", open=True)},
-          pawns={0: "c1"}, phase="move")
+    setup(env, tiles={"c2": door("blue", "dalek", open=True, cookie=True), "c1": door("red", open=True)}, pawns={0: "c1"}, phase="move")
     assert "move north" in legal(env)  # passable
 
 
 def test_pandorica_traps_for_two_of_the_owners_turns():
     env = new_env()
-    raw = setup(env, tiles={"d7": door("red", open=True), "d6": door("red", open=True)},
-                pawns={1: "d7"}, hands={0: {"pandorica": 1, "red key": 1}, 1: {"sonic screwdriver": 3}})
+    raw = setup(
+        env,
+        tiles={"d7": door("red", open=True), "d6": door("red", open=True)},
+        pawns={1: "d7"},
+        hands={0: {"pandorica": 1, "red key": 1}, 1: {"sonic screwdriver": 3}},
+    )
     act(env, "play pandorica on north")
     assert player(env, "north")["pandorica_turns"] == 2
     assert "play pandorica on north" not in legal(env)
@@ -165,9 +188,12 @@ def test_pandorica_traps_for_two_of_the_owners_turns():
 
 def test_cyberman_assault_pushes_only_to_legal_tiles():
     env = new_env()
-    setup(env, tiles={"d6": door("red", open=True), "c6": door("red", open=True), "e6": door("blue"),
-                      "d5": door("blue", "dalek", open=True)},
-          pawns={1: "d6"}, hands={0: {"cyberman assault": 1}})
+    setup(
+        env,
+        tiles={"d6": door("red", open=True), "c6": door("red", open=True), "e6": door("blue"), "d5": door("blue", "dalek", open=True)},
+        pawns={1: "d6"},
+        hands={0: {"cyberman assault": 1}},
+    )
     moves = {s for s in legal(env) if s.startswith("play cyberman")}
     assert moves == {"play cyberman assault: push north west"} | (
         {"play cyberman assault: push north north"} if grid(env, "d7")["open"] else set()
@@ -178,9 +204,12 @@ def test_cyberman_assault_pushes_only_to_legal_tiles():
 
 def test_cyberman_push_onto_a_teleport_tile_teleports():
     env = new_env()
-    setup(env, tiles={"c6": door("red", open=True), "b6": door("green", "teleport", open=True),
-                      "c5": door("yellow", "key_tile", open=True)},
-          pawns={1: "c6"}, hands={0: {"cyberman assault": 2}})
+    setup(
+        env,
+        tiles={"c6": door("red", open=True), "b6": door("green", "teleport", open=True), "c5": door("yellow", "key_tile", open=True)},
+        pawns={1: "c6"},
+        hands={0: {"cyberman assault": 2}},
+    )
     act(env, "play cyberman assault: push north west")
     assert player(env, "north")["pawn"] == "d4"
     assert env.unwrapped.describe()["last_action"]["teleported"]
@@ -188,8 +217,12 @@ def test_cyberman_push_onto_a_teleport_tile_teleports():
 
 def test_cyberman_push_onto_the_key_tile_gives_no_bonus():
     env = new_env()
-    setup(env, tiles={"c6": door("red", open=True), "c5": door("yellow", "key_tile", open=True)},
-          pawns={1: "c6"}, hands={0: {"cyberman assault": 2}})
+    setup(
+        env,
+        tiles={"c6": door("red", open=True), "c5": door("yellow", "key_tile", open=True)},
+        pawns={1: "c6"},
+        hands={0: {"cyberman assault": 2}},
+    )
     act(env, "play cyberman assault: push north south")
     assert player(env, "north")["pawn"] == "c5"
     assert player(env, "north")["bonus_used"] == []
@@ -198,8 +231,7 @@ def test_cyberman_push_onto_the_key_tile_gives_no_bonus():
 
 def test_cyberman_push_onto_the_goal_row_wins_for_the_pushed_player():
     env = new_env()
-    setup(env, tiles={"c2": door("red", open=True), "c1": door("red", open=True)}, pawns={1: "c2"},
-          hands={0: {"cyberman assault": 1}})
+    setup(env, tiles={"c2": door("red", open=True), "c1": door("red", open=True)}, pawns={1: "c2"}, hands={0: {"cyberman assault": 1}})
     act(env, "play cyberman assault: push north south")
     info = env.unwrapped.describe()
     assert info["winner"] == "north" and env.rewards == {"south": -1.0, "north": 1.0}
@@ -216,8 +248,11 @@ def test_any_card_may_be_discarded():
 # --- tiles and movement ---------------------------------------------------------------
 def test_enter_only_onto_open_standable_tiles_of_the_own_edge():
     env = new_env()
-    setup(env, tiles={"a1": door("red", open=True), "b1": door("red"), "c1": door("red", "dalek", open=True),
-                      "a2": door("blue", open=True)}, phase="move")
+    setup(
+        env,
+        tiles={"a1": door("red", open=True), "b1": door("red"), "c1": door("red", "dalek", open=True), "a2": door("blue", open=True)},
+        phase="move",
+    )
     enters = {s for s in legal(env) if s.startswith("enter")}
     assert "enter a1" in enters and "enter b1" not in enters and "enter c1" not in enters
     assert "enter a2" not in enters
@@ -237,9 +272,17 @@ def test_step_back_off_the_grid_from_the_own_edge_row():
 
 def test_plain_and_dalek_doors():
     env = new_env()
-    setup(env, tiles={"b1": door("red", open=True), "b2": door("red", "plain", open=True),
-                      "c1": door("blue", "dalek", open=True), "a1": door("blue")},
-          pawns={0: "b1"}, phase="move")
+    setup(
+        env,
+        tiles={
+            "b1": door("red", open=True),
+            "b2": door("red", "plain", open=True),
+            "c1": door("blue", "dalek", open=True),
+            "a1": door("blue"),
+        },
+        pawns={0: "b1"},
+        phase="move",
+    )
     moves = legal(env)
     assert "move north" in moves  # open plain door
     assert "move east" not in moves  # open Dalek door
@@ -255,9 +298,12 @@ def test_no_two_pawns_on_a_tile():
 
 def test_key_tile_bonus_once_per_player_per_tile():
     env = new_env()
-    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "key_tile", open=True),
-                      "f5": door("yellow")},
-          pawns={0: "b1"}, phase="move")
+    setup(
+        env,
+        tiles={"b1": door("red", open=True), "b2": door("green", "key_tile", open=True), "f5": door("yellow")},
+        pawns={0: "b1"},
+        phase="move",
+    )
     act(env, "move north")
     assert env.unwrapped.describe()["phase"] == "key_tile_bonus" and env.agent_selection == "south"
     moves = legal(env)
@@ -266,8 +312,7 @@ def test_key_tile_bonus_once_per_player_per_tile():
     assert grid(env, "f5")["open"] and player(env, "south")["bonus_used"] == ["b2"]
     assert env.agent_selection == "north"
     # back onto the same tile: no second bonus for south
-    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "key_tile", open=True)},
-          pawns={0: "b1"}, phase="move")
+    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "key_tile", open=True)}, pawns={0: "b1"}, phase="move")
     raw = env.unwrapped
     state = raw.get_state()
     state[rules.BONUS_USED + 0] = 1 << (1 * 7 + 1)
@@ -278,8 +323,7 @@ def test_key_tile_bonus_once_per_player_per_tile():
 
 def test_key_tile_bonus_is_per_player():
     env = new_env()
-    setup(env, tiles={"b7": door("red", open=True), "b6": door("green", "key_tile", open=True)},
-          pawns={1: "b7"}, phase="move", to_move=1)
+    setup(env, tiles={"b7": door("red", open=True), "b6": door("green", "key_tile", open=True)}, pawns={1: "b7"}, phase="move", to_move=1)
     raw = env.unwrapped
     state = raw.get_state()
     state[rules.BONUS_USED + 0] = 1 << (5 * 7 + 1)  # south used b6 already
@@ -290,8 +334,7 @@ def test_key_tile_bonus_is_per_player():
 
 def test_extra_turn_tile_gives_one_full_extra_turn():
     env = new_env()
-    raw = setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "extra_turn", open=True)},
-                pawns={0: "b1"}, phase="move")
+    raw = setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "extra_turn", open=True)}, pawns={0: "b1"}, phase="move")
     hand = player(env, "south")["hand_size"]
     act(env, "move north")
     info = raw.describe()
@@ -302,13 +345,11 @@ def test_extra_turn_tile_gives_one_full_extra_turn():
 
 def test_teleport_tile_jumps_to_a_free_control_tile():
     env = new_env()
-    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "teleport", open=True)},
-          pawns={0: "b1"}, phase="move")
+    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "teleport", open=True)}, pawns={0: "b1"}, phase="move")
     act(env, "move north")
     assert player(env, "south")["pawn"] == "d4"
     # with the Control Tile occupied the pawn stays on the Teleport tile
-    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "teleport", open=True)},
-          pawns={0: "b1", 1: "d4"}, phase="move")
+    setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "teleport", open=True)}, pawns={0: "b1", 1: "d4"}, phase="move")
     act(env, "move north")
     assert player(env, "south")["pawn"] == "b2"
 

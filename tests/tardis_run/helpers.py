@@ -4,6 +4,7 @@
 next draws give the wanted faces, so a scripted roll goes through the same
 ``step`` kernel as every game.
 """
+
 import numpy as np
 
 import tardis_envs

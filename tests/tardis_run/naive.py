@@ -4,6 +4,7 @@ It shares no code with the kernels: positions are lists of progress values,
 squares are recomputed from scratch, and the rules are spelled out in the
 order the rulebook gives them. Tests compare the kernels against it.
 """
+
 from dataclasses import dataclass, field
 
 

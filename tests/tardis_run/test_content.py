@@ -1,4 +1,5 @@
 """Boards as data: the shipped board, a second board under configs/, and bad files."""
+
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,9 @@ def test_second_board_loads_and_plays_without_code_changes():
     for _agent in env.agent_iter(max_iter=3000):
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert "Grand Tour" in tardis_envs.make("tardis_run_v0", board=str(GRAND_TOUR), render_mode="ansi").unwrapped.game.render_ansi(env.unwrapped.get_state())
+    assert "Grand Tour" in tardis_envs.make("tardis_run_v0", board=str(GRAND_TOUR), render_mode="ansi").unwrapped.game.render_ansi(
+        env.unwrapped.get_state()
+    )
 
 
 def test_variant_config_file_resolves_its_board():

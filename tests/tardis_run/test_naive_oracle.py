@@ -1,4 +1,5 @@
 """The kernels against the slow reference (naive.py) on positions from random play."""
+
 import numpy as np
 import pytest
 

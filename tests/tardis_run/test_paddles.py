@@ -1,4 +1,5 @@
 """Paddle odds: exact charts by enumeration through the roll code, and a chi-square check."""
+
 from fractions import Fraction
 from itertools import product
 

@@ -1,4 +1,5 @@
 """Random playouts of thousands of games with invariant checks after every step."""
+
 import numpy as np
 import pytest
 

@@ -8,6 +8,7 @@ Arrows 5->10, 10->5, 19->24, 24->19; teleports 7<->22.
     row 2  14 13 12 11 10> 9  8
     row 1   1  2  3  4  5> 6  7T      (Doctors enter at 1)
 """
+
 import numpy as np
 import pytest
 

@@ -1,5 +1,6 @@
 """Dr. Who Chess's batched kernels (see tardis_envs/games/tardis_run/batch.py for why
 each game spells these out with ``rules.<name>`` instead of sharing one factory)."""
+
 from __future__ import annotations
 
 from ...core.batch import next_key, reset_one, step_one
@@ -16,5 +17,7 @@ def batch_reset(states, tables, keys, obs, masks, with_obs):
 @njit_parallel
 def batch_step(states, tables, actions, obs, masks, rewards, done, with_obs):
     for i in prange(states.shape[0]):
-        if step_one(rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], with_obs):
+        if step_one(
+            rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], with_obs
+        ):
             reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], with_obs)

@@ -11,6 +11,7 @@ FIDE chess exactly (perft-checked in ``tests/chess/test_perft.py``). Dr. Who's
 steps, TARDIS moves and time travel live in :mod:`.tardis`; turns in
 :mod:`.rules`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -273,8 +274,11 @@ def gen_castling(state, mover, moves, n, block):
     rook = ROOK | (mover << 3)
     if rights & 1:
         if (
-            state[BOARD + base + 5] == EMPTY and state[BOARD + base + 6] == EMPTY
-            and block != base + 5 and block != base + 6 and state[BOARD + base + 7] == rook
+            state[BOARD + base + 5] == EMPTY
+            and state[BOARD + base + 6] == EMPTY
+            and block != base + 5
+            and block != base + 6
+            and state[BOARD + base + 7] == rook
             and not square_attacked(state, king_sq, opponent)
             and not square_attacked(state, base + 5, opponent)
             and not square_attacked(state, base + 6, opponent)
@@ -283,8 +287,13 @@ def gen_castling(state, mover, moves, n, block):
             n += 1
     if rights & 2:
         if (
-            state[BOARD + base + 3] == EMPTY and state[BOARD + base + 2] == EMPTY and state[BOARD + base + 1] == EMPTY
-            and block != base + 3 and block != base + 2 and block != base + 1 and state[BOARD + base] == rook
+            state[BOARD + base + 3] == EMPTY
+            and state[BOARD + base + 2] == EMPTY
+            and state[BOARD + base + 1] == EMPTY
+            and block != base + 3
+            and block != base + 2
+            and block != base + 1
+            and state[BOARD + base] == rook
             and not square_attacked(state, king_sq, opponent)
             and not square_attacked(state, base + 3, opponent)
             and not square_attacked(state, base + 2, opponent)

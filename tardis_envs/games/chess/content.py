@@ -12,6 +12,7 @@ TARDIS on d4 and Dr. Who inside (the rulebook's setup).
 
 ``configs/timelord_chess/`` and the ``fen`` option feed these into the game.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -93,8 +94,10 @@ def parse_en_passant(fen: str, field: str, doctor: bool) -> tuple[int, int]:
     if field == "-":
         return -1, -1
     if len(field) not in (2, 4) or (len(field) == 4 and not doctor):
-        raise ValueError(f"FEN {fen!r}: en-passant field {field!r} must be '-' or a square"
-                         + (" (or two, after a three-square advance: 'a3a2')" if doctor else ""))
+        raise ValueError(
+            f"FEN {fen!r}: en-passant field {field!r} must be '-' or a square"
+            + (" (or two, after a three-square advance: 'a3a2')" if doctor else "")
+        )
     ep = parse_square(field[:2])
     ranks = (2, 5, 1, 6) if doctor else (2, 5)
     if (ep >> 3) not in ranks:
@@ -105,8 +108,10 @@ def parse_en_passant(fen: str, field: str, doctor: bool) -> tuple[int, int]:
     ep_far = parse_square(field[2:])
     behind = ep - 8 if (ep >> 3) == 2 else ep + 8
     if (ep >> 3) not in (2, 5) or ep_far != behind:
-        raise ValueError(f"FEN {fen!r}: en-passant field {field!r}: after a three-square advance the targets are "
-                         "the squares on ranks 3 and 2 (or 6 and 7) of one file, the one behind the pawn first")
+        raise ValueError(
+            f"FEN {fen!r}: en-passant field {field!r}: after a three-square advance the targets are "
+            "the squares on ranks 3 and 2 (or 6 and 7) of one file, the one behind the pawn first"
+        )
     return ep, ep_far
 
 

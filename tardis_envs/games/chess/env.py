@@ -1,4 +1,5 @@
 """The PettingZoo AEC env of Dr. Who Chess (documentation: ``tardis_envs.timelord_chess_v1``)."""
+
 from __future__ import annotations
 
 from ...core.aec import TardisAECEnv, make_env_factory

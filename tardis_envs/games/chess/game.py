@@ -1,4 +1,5 @@
 """Dr. Who Chess bound to its options: FEN, UCI/SAN notation, describe, state checks."""
+
 from __future__ import annotations
 
 import re
@@ -165,8 +166,9 @@ class TimelordChess(Game):
         waiting = 1 - int(state[CURRENT_PLAYER])
         if rules.in_check(state, waiting):
             side = "white" if waiting == WHITE else "black"
-            raise ValueError(f"{self.spec.env_id}: {what}: {side} is in check but it is not {side}'s move "
-                             "(the side to move could capture the king)")
+            raise ValueError(
+                f"{self.spec.env_id}: {what}: {side} is in check but it is not {side}'s move (the side to move could capture the king)"
+            )
 
     def fen(self, state: np.ndarray) -> str:
         """FEN of the position (the variant appends the TARDIS field)."""
@@ -210,10 +212,7 @@ class TimelordChess(Game):
         out = np.empty(layout.MAX_MOVES, dtype=np.int64)
         n = rules.legal_chess_moves(state, out)
         colour = int(state[CURRENT_PLAYER])
-        return {
-            int(rules.encode_move(rules.move_from(m), rules.move_to(m), rules.move_promotion(m), colour)): int(m)
-            for m in out[:n]
-        }
+        return {int(rules.encode_move(rules.move_from(m), rules.move_to(m), rules.move_promotion(m), colour)): int(m) for m in out[:n]}
 
     @staticmethod
     def move_uci(move: int) -> str:
@@ -387,8 +386,11 @@ class TimelordChess(Game):
                 text = (square_name(frm)[0] + "x" if capture else "") + square_name(to)
             else:
                 rivals = [
-                    rules.move_from(m) for a, m in moves.items()
-                    if a != action and rules.move_to(m) == to and rules.move_from(m) != block
+                    rules.move_from(m)
+                    for a, m in moves.items()
+                    if a != action
+                    and rules.move_to(m) == to
+                    and rules.move_from(m) != block
                     and int(state[layout.BOARD + rules.move_from(m)]) == code
                 ]
                 disambiguation = ""
@@ -476,8 +478,7 @@ class TimelordChess(Game):
             "ply": int(state[layout.PLY]),
             "repetitions": int(rules.repetitions(state)),
             "legal_moves": [
-                {"uci": self.action_to_string(state, int(a)), "san": self.san(state, int(a))}
-                for a in self.legal_actions(state)
+                {"uci": self.action_to_string(state, int(a)), "san": self.san(state, int(a))} for a in self.legal_actions(state)
             ],
             "last_turn": self._last_turn(state),
         }
@@ -496,7 +497,9 @@ class TimelordChess(Game):
                 "passenger_entered_ply": entered if passenger else None,
                 "evictable_from_ply": entered + layout.KICK_OUT_PLIES if passenger else None,
                 "cooldown_until_ply": int(state[layout.COOLDOWN_UNTIL]),
-                "travel_allowed_from_ply": max(0, int(state[layout.LAST_TRAVEL_PLY]) + layout.TRAVEL_BAN_PLIES + 1, int(state[layout.COOLDOWN_UNTIL])),
+                "travel_allowed_from_ply": max(
+                    0, int(state[layout.LAST_TRAVEL_PLY]) + layout.TRAVEL_BAN_PLIES + 1, int(state[layout.COOLDOWN_UNTIL])
+                ),
                 "backward_travels": {side: int(state[layout.BACKWARD_TRAVELS + s]) for s, side in enumerate(SIDE_NAMES)},
                 "history_plies": int(state[layout.HIST_COUNT]) - 1,
                 "evicted": self._piece_name(evicted) if evicted else None,
@@ -567,7 +570,10 @@ class TimelordChess(Game):
         ep, ep_far = int(state[layout.EP_SQUARE]), int(state[layout.EP_SQUARE_FAR])
         ranks = (2, 5, 1, 6) if self.doctor else (2, 5)
         if ep != -1 and not (0 <= ep < 64 and (ep >> 3) in ranks):
-            bad(f"en-passant square {ep} is not -1 or a square on rank 3/6" + (" (2/7 after an advance from the first rank)" if self.doctor else ""))
+            bad(
+                f"en-passant square {ep} is not -1 or a square on rank 3/6"
+                + (" (2/7 after an advance from the first rank)" if self.doctor else "")
+            )
         if ep_far != -1 and not (self.doctor and (ep >> 3) in (2, 5) and ep_far == (ep - 8 if (ep >> 3) == 2 else ep + 8)):
             bad(f"far en-passant square {ep_far} does not belong to a three-square advance past {ep}")
         if state[layout.PHASE] not in PHASE_NAMES:

@@ -72,6 +72,7 @@ square while inside); ``A_TARDIS + sq`` the TARDIS to frame square ``sq``;
 TARDIS in frame direction ``d``; ``A_END_TURN`` end the turn without the
 optional follow-up.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -279,21 +280,26 @@ NUM_PLANES = P_EVICTED + 1
 def make_move(frm, to, promotion, flag):
     return frm | (to << 6) | (promotion << 12) | (flag << 16)
 
+
 @njit
 def move_from(move):
     return move & 63
+
 
 @njit
 def move_to(move):
     return (move >> 6) & 63
 
+
 @njit
 def move_promotion(move):
     return (move >> 12) & 15
 
+
 @njit
 def move_flag(move):
     return move >> 16
+
 
 @njit
 def blocker_square(state):
@@ -302,10 +308,12 @@ def blocker_square(state):
         return -1
     return state[TARDIS_SQ]
 
+
 @njit
 def frame(sq, colour):
     """Absolute square <-> the colour's frame (mirror ranks for Black)."""
     return sq ^ (56 * colour)
+
 
 @njit
 def queen_if_last_rank(code, sq):

@@ -1,5 +1,6 @@
 """Dr. Who Chess observation: ``NUM_PLANES`` planes of 8 x 8 in the observer's frame
 (the plane table is in ``tardis_envs/timelord_chess_v1.py``)."""
+
 from __future__ import annotations
 
 from ...core.jit import njit

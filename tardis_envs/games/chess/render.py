@@ -1,4 +1,5 @@
 """Drawing Dr. Who Chess: a text board (ansi) and an RGB image (rgb_array)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -8,6 +8,7 @@ then, after a chess move with a TARDIS move or time travel open,
 ``PHASE_FOLLOW_UP`` (one of those, or ``end turn``). The game is decided at the
 start of each turn (``_check_result``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -147,7 +148,18 @@ from .tardis import (
 )
 
 # The kernel contract, plus what game.py, agents and tests call through ``rules``.
-__all__ = ["init", "step", "legal_mask", "observe", "legal_chess_moves", "action_squares", "perft", "in_check", "repetitions", "encode_move"]
+__all__ = [
+    "init",
+    "step",
+    "legal_mask",
+    "observe",
+    "legal_chess_moves",
+    "action_squares",
+    "perft",
+    "in_check",
+    "repetitions",
+    "encode_move",
+]
 
 
 @njit
@@ -547,4 +559,3 @@ def step(state, tables, action):
         _end_turn(state, tables, False)
         return
     _tardis_action(state, tables, action)
-

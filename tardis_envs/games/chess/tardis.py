@@ -2,6 +2,7 @@
 cool-downs, and time travel (the history ring it rewinds). The chess moves
 themselves, entering and leaving the TARDIS included, are in :mod:`.board`.
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit
@@ -140,10 +141,7 @@ def tardis_can_fly(state):
     """Dr. Who and a piece of the mover's colour inside, on the board, cooled down."""
     mover = state[CURRENT_PLAYER]
     p = state[PASSENGER]
-    return (
-        blocker_square(state) >= 0 and state[DOCTOR_SQ] < 0 and p != EMPTY and (p >> 3) == mover
-        and doctor_ready(state)
-    )
+    return blocker_square(state) >= 0 and state[DOCTOR_SQ] < 0 and p != EMPTY and (p >> 3) == mover and doctor_ready(state)
 
 
 @njit

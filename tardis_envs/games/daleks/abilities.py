@@ -8,6 +8,7 @@ or Transfer in hand); on the once-per-turn flag of its group; on the Sonic it co
 and on the effect (dice of the right colour present, a Fixed Point or Time Locked
 Challenge, a Task anomaly to advance ...).
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit
@@ -303,8 +304,9 @@ def activate(state, tables, seat, r, pool, ret):
     else:  # instant effects (Prepare): both of the card's effects
         apply_effect(state, tables, seat, effect, ab(tables, r, AB_COUNT), state[AT_SLOT + seat], state[AT_ZONE + seat])
         if state[STATUS] == RUNNING:
-            apply_effect(state, tables, seat, ab(tables, r, AB_EFFECT2), ab(tables, r, AB_COUNT2),
-                         state[AT_SLOT + seat], state[AT_ZONE + seat])
+            apply_effect(
+                state, tables, seat, ab(tables, r, AB_EFFECT2), ab(tables, r, AB_COUNT2), state[AT_SLOT + seat], state[AT_ZONE + seat]
+            )
     finish(state, tables, seat, ret)
 
 

@@ -20,6 +20,7 @@ C. Calling for help (ruling: asked once, before the pool is built): discard a So
    Doctor being helped removes one die (from either pool) per Dalek marker at the
    Location (on Earth: in the Doctor's Time Zone).
 """
+
 from __future__ import annotations
 
 import numpy as np

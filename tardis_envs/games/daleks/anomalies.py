@@ -1,5 +1,6 @@
 """Time of the Daleks: the Dalek Ship on the Web of Time, Time Anomaly cards, and the
 outcome effects (rewards, fail costs, instant anomalies, cards' instant effects)."""
+
 from __future__ import annotations
 
 from ...core.jit import njit

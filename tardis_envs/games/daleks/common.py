@@ -1,6 +1,7 @@
 """Time of the Daleks: the small pieces every phase uses (cards, Companions, Locations,
 Dalek markers, obligations, the adventure's conditions, matching dice to a Challenge,
 the end of the game). Kernels only; offsets in :mod:`.layout`."""
+
 from __future__ import annotations
 
 from ...core.jit import njit
@@ -568,8 +569,7 @@ def imprisoned(state, tables, colour):
 def supply_left(state, tables, colour, pool):
     """Dice of ``colour`` still on the table for ``pool`` to take: the physical dice
     less those imprisoned and those already in either pool."""
-    return (DICE_SUPPLY[colour] - imprisoned(state, tables, colour) - state[POOL + colour]
-            - state[POOL + NUM_COLOURS + colour] + 0 * pool)
+    return DICE_SUPPLY[colour] - imprisoned(state, tables, colour) - state[POOL + colour] - state[POOL + NUM_COLOURS + colour] + 0 * pool
 
 
 @njit

@@ -8,6 +8,7 @@ validates them once; every problem is a ``ValueError`` naming the file, the card
 the field. :func:`build_tables` packs content and rule options into the one ``int64``
 table the kernels read (offsets ``T_*`` and record fields below).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -53,21 +54,72 @@ ORIGINS = ("rulebook", "publisher", "designed")
 
 # --- the closed vocabulary of effects ---------------------------------------------
 EFFECTS = (
-    "none", "add_die", "focus", "reroll", "change_face", "gain_sonic", "draw", "move_tardis", "move_ship",
-    "remove_dalek", "place_dalek", "lose_sonic", "discard_cards", "discard_companion", "dismiss_companion",
-    "free_die", "progress", "regenerate", "trade_equipment", "swap_random_card", "first_doctor_travel",
+    "none",
+    "add_die",
+    "focus",
+    "reroll",
+    "change_face",
+    "gain_sonic",
+    "draw",
+    "move_tardis",
+    "move_ship",
+    "remove_dalek",
+    "place_dalek",
+    "lose_sonic",
+    "discard_cards",
+    "discard_companion",
+    "dismiss_companion",
+    "free_die",
+    "progress",
+    "regenerate",
+    "trade_equipment",
+    "swap_random_card",
+    "first_doctor_travel",
     "equipment_discount",
 )
-(E_NONE, E_ADD_DIE, E_FOCUS, E_REROLL, E_CHANGE_FACE, E_GAIN_SONIC, E_DRAW, E_MOVE_TARDIS, E_MOVE_SHIP,
- E_REMOVE_DALEK, E_PLACE_DALEK, E_LOSE_SONIC, E_DISCARD_CARDS, E_DISCARD_COMPANION, E_DISMISS_COMPANION,
- E_FREE_DIE, E_PROGRESS, E_REGENERATE, E_TRADE_EQUIPMENT, E_SWAP_RANDOM_CARD, E_FIRST_DOCTOR_TRAVEL,
- E_EQUIPMENT_DISCOUNT) = range(len(EFFECTS))
+(
+    E_NONE,
+    E_ADD_DIE,
+    E_FOCUS,
+    E_REROLL,
+    E_CHANGE_FACE,
+    E_GAIN_SONIC,
+    E_DRAW,
+    E_MOVE_TARDIS,
+    E_MOVE_SHIP,
+    E_REMOVE_DALEK,
+    E_PLACE_DALEK,
+    E_LOSE_SONIC,
+    E_DISCARD_CARDS,
+    E_DISCARD_COMPANION,
+    E_DISMISS_COMPANION,
+    E_FREE_DIE,
+    E_PROGRESS,
+    E_REGENERATE,
+    E_TRADE_EQUIPMENT,
+    E_SWAP_RANDOM_CARD,
+    E_FIRST_DOCTOR_TRAVEL,
+    E_EQUIPMENT_DISCOUNT,
+) = range(len(EFFECTS))
 # Effects a card may use on its own (abilities), by the moment they act.
 DICE_EFFECTS = ("add_die", "focus", "reroll", "change_face")
 INSTANT_EFFECTS = ("gain_sonic", "draw", "move_tardis", "move_ship", "remove_dalek", "free_die", "progress")
 SPECIAL_EFFECTS = ("trade_equipment", "swap_random_card", "first_doctor_travel", "equipment_discount")
-OUTCOME_EFFECTS = ("gain_sonic", "draw", "move_tardis", "move_ship", "remove_dalek", "place_dalek", "lose_sonic",
-                   "discard_cards", "discard_companion", "dismiss_companion", "free_die", "progress", "regenerate")
+OUTCOME_EFFECTS = (
+    "gain_sonic",
+    "draw",
+    "move_tardis",
+    "move_ship",
+    "remove_dalek",
+    "place_dalek",
+    "lose_sonic",
+    "discard_cards",
+    "discard_companion",
+    "dismiss_companion",
+    "free_die",
+    "progress",
+    "regenerate",
+)
 
 TIMINGS = ("passive", "prepare", "adventure", "any_adventure", "anytime", "travel")
 TM_PASSIVE, TM_PREPARE, TM_ADVENTURE, TM_ANY_ADVENTURE, TM_ANYTIME, TM_TRAVEL = range(len(TIMINGS))
@@ -486,10 +538,17 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
     doctors = []
     for i, d in enumerate(_entries(files["doctors"], "doctors", s, NUM_DOCTORS)):
         at = f"doctors[{i}] ({d['name']})"
-        doctors.append(Doctor(d["name"], _int(s, f"{at}.regeneration", d.get("regeneration"), 1, 13),
-                              _origin(s, at, d.get("origin")), _text(s, f"{at}.linked", d.get("linked")),
-                              _dice(s, f"{at}.dice", d.get("dice")), _abilities(s, f"{at}.abilities", d.get("abilities"), DOCTOR_NAMES),
-                              _text(s, f"{at}.text", d.get("text"), required=False)))
+        doctors.append(
+            Doctor(
+                d["name"],
+                _int(s, f"{at}.regeneration", d.get("regeneration"), 1, 13),
+                _origin(s, at, d.get("origin")),
+                _text(s, f"{at}.linked", d.get("linked")),
+                _dice(s, f"{at}.dice", d.get("dice")),
+                _abilities(s, f"{at}.abilities", d.get("abilities"), DOCTOR_NAMES),
+                _text(s, f"{at}.text", d.get("text"), required=False),
+            )
+        )
     if tuple(d.name for d in doctors) != DOCTOR_NAMES:
         raise _fail(s, "doctors", f"must be {', '.join(DOCTOR_NAMES)} in regeneration order")
     if [d.regeneration for d in doctors] != sorted(d.regeneration for d in doctors):
@@ -501,15 +560,25 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
         deck = c.get("deck")
         if deck not in ("earth", "alien"):
             raise _fail(s, f"{at}.deck", f"must be earth or alien, got {deck!r}")
-        companions.append(Companion(
-            c["name"], deck, _origin(s, at, c.get("origin")),
-            tuple(_text(s, f"{at}.links[{j}]", x) for j, x in enumerate(_list(s, f"{at}.links", c.get("links")))),
-            tuple(_text(s, f"{at}.groups[{j}]", x) for j, x in enumerate(_list(s, f"{at}.groups", c.get("groups")))),
-            _dice(s, f"{at}.dice", c.get("dice")), _abilities(s, f"{at}.abilities", c.get("abilities"), DOCTOR_NAMES),
-            _text(s, f"{at}.text", c.get("text"), required=False)))
+        companions.append(
+            Companion(
+                c["name"],
+                deck,
+                _origin(s, at, c.get("origin")),
+                tuple(_text(s, f"{at}.links[{j}]", x) for j, x in enumerate(_list(s, f"{at}.links", c.get("links")))),
+                tuple(_text(s, f"{at}.groups[{j}]", x) for j, x in enumerate(_list(s, f"{at}.groups", c.get("groups")))),
+                _dice(s, f"{at}.dice", c.get("dice")),
+                _abilities(s, f"{at}.abilities", c.get("abilities"), DOCTOR_NAMES),
+                _text(s, f"{at}.text", c.get("text"), required=False),
+            )
+        )
     earth_count = sum(c.deck == "earth" for c in companions)
     if earth_count != NUM_EARTH_COMPANIONS:
-        raise _fail(s, "companions", f"the base game has {NUM_EARTH_COMPANIONS} Earth and {NUM_COMPANIONS - NUM_EARTH_COMPANIONS} Alien Companions, got {earth_count} Earth")
+        raise _fail(
+            s,
+            "companions",
+            f"the base game has {NUM_EARTH_COMPANIONS} Earth and {NUM_COMPANIONS - NUM_EARTH_COMPANIONS} Alien Companions, got {earth_count} Earth",
+        )
     # Earth companions first (ids 0..14), then Alien; stable within each deck
     companions.sort(key=lambda c: c.deck != "earth")
     names = [c.name for c in companions]
@@ -551,9 +620,18 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
         instant = [k for k in kinds if k in INSTANT_EFFECTS]
         if instant and timing not in (TM_PREPARE, TM_ANYTIME):
             raise _fail(s, f"{at}.timing", f"{instant[0]} acts in the Prepare step: timing prepare or anytime")
-        cards.append(Card(c["name"], ctype, _int(s, f"{at}.cost", c.get("cost", 0), 0, 4), timing,
-                          _origin(s, at, c.get("origin")), effects, _int(s, f"{at}.use_cost", c.get("use_cost", 0), 0, 3),
-                          _text(s, f"{at}.text", c.get("text"), required=False)))
+        cards.append(
+            Card(
+                c["name"],
+                ctype,
+                _int(s, f"{at}.cost", c.get("cost", 0), 0, 4),
+                timing,
+                _origin(s, at, c.get("origin")),
+                effects,
+                _int(s, f"{at}.use_cost", c.get("use_cost", 0), 0, 3),
+                _text(s, f"{at}.text", c.get("text"), required=False),
+            )
+        )
     for special in ("trade_equipment", "swap_random_card"):
         holders = [c.name for c in cards if any(EFFECTS[e.effect] == special for e in c.effects)]
         if len(holders) > 1:
@@ -562,8 +640,11 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
 
     def zone(source, at, z):
         z = _mapping(source, at, z)
-        return Zone(_text(source, f"{at}.name", z.get("name")), _symbols(source, f"{at}.challenge", z.get("challenge"), 1, 4),
-                    _effects(source, f"{at}.reward", z.get("reward"), reward_ok, low=1))
+        return Zone(
+            _text(source, f"{at}.name", z.get("name")),
+            _symbols(source, f"{at}.challenge", z.get("challenge"), 1, 4),
+            _effects(source, f"{at}.reward", z.get("reward"), reward_ok, low=1),
+        )
 
     s = src["earth"]
     raw_earth = _list(s, "zones", _mapping(s, "(top level)", files["earth"]).get("zones"), required=True)
@@ -581,9 +662,15 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
         for x in links:
             if x not in names and x not in groups:
                 raise _fail(s, f"{at}.links", f"{x!r} is neither a Companion nor a group")
-        locations.append(Location(loc["name"], _origin(s, at, loc.get("origin")), links,
-                                  (zone(s, f"{at}.zones[0]", zs[0]), zone(s, f"{at}.zones[1]", zs[1])),
-                                  _text(s, f"{at}.text", loc.get("text"), required=False)))
+        locations.append(
+            Location(
+                loc["name"],
+                _origin(s, at, loc.get("origin")),
+                links,
+                (zone(s, f"{at}.zones[0]", zs[0]), zone(s, f"{at}.zones[1]", zs[1])),
+                _text(s, f"{at}.text", loc.get("text"), required=False),
+            )
+        )
     zone_names = [z.name.lower() for z in earth] + [z.name.lower() for loc in locations for z in loc.zones]
     for i, n in enumerate(zone_names):
         if zone_names.index(n) != i:
@@ -610,10 +697,18 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
         advanced = d.get("advanced", False)
         if not isinstance(advanced, bool):
             raise _fail(s, f"{at}.advanced", f"must be true or false, got {advanced!r}")
-        dilemmas.append(Dilemma(d["name"], _origin(s, at, d.get("origin")), _symbols(s, f"{at}.challenge", d.get("challenge"), 1, 4),
-                                conditions(s, f"{at}.conditions", d.get("conditions")), advanced, links,
-                                tuple(_effects(s, f"{at}.fail[{j}]", o, fail_ok, low=1) for j, o in enumerate(options)),
-                                _text(s, f"{at}.text", d.get("text"), required=False)))
+        dilemmas.append(
+            Dilemma(
+                d["name"],
+                _origin(s, at, d.get("origin")),
+                _symbols(s, f"{at}.challenge", d.get("challenge"), 1, 4),
+                conditions(s, f"{at}.conditions", d.get("conditions")),
+                advanced,
+                links,
+                tuple(_effects(s, f"{at}.fail[{j}]", o, fail_ok, low=1) for j, o in enumerate(options)),
+                _text(s, f"{at}.text", d.get("text"), required=False),
+            )
+        )
     s = src["anomalies"]
     anomalies = []
     for i, a in enumerate(_entries(files["anomalies"], "anomalies", s, NUM_ANOMALIES)):
@@ -622,14 +717,24 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
         advanced = a.get("advanced", False)
         if not isinstance(advanced, bool):
             raise _fail(s, f"{at}.advanced", f"must be true or false, got {advanced!r}")
-        common = dict(name=a["name"], kind=kind, origin=_origin(s, at, a.get("origin")), advanced=advanced,
-                      conditions=conditions(s, f"{at}.conditions", a.get("conditions")),
-                      text=_text(s, f"{at}.text", a.get("text"), required=False))
+        common = dict(
+            name=a["name"],
+            kind=kind,
+            origin=_origin(s, at, a.get("origin")),
+            advanced=advanced,
+            conditions=conditions(s, f"{at}.conditions", a.get("conditions")),
+            text=_text(s, f"{at}.text", a.get("text"), required=False),
+        )
         if kind == AK_LOCATION:
-            anomalies.append(Anomaly(**common, challenge=_symbols(s, f"{at}.challenge", a.get("challenge"), 2, 6),
-                                     reward=_effects(s, f"{at}.reward", a.get("reward"), reward_ok, low=1),
-                                     fail=_effects(s, f"{at}.fail", a.get("fail"), fail_ok, low=1),
-                                     travel_tax=bool(a.get("travel_tax", False))))
+            anomalies.append(
+                Anomaly(
+                    **common,
+                    challenge=_symbols(s, f"{at}.challenge", a.get("challenge"), 2, 6),
+                    reward=_effects(s, f"{at}.reward", a.get("reward"), reward_ok, low=1),
+                    fail=_effects(s, f"{at}.fail", a.get("fail"), fail_ok, low=1),
+                    travel_tax=bool(a.get("travel_tax", False)),
+                )
+            )
         elif kind == AK_TASK:
             imprison = a.get("imprison")
             colour, count = -1, 0
@@ -640,20 +745,43 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
             needed = _int(s, f"{at}.progress_needed", a.get("progress_needed", count), 1, 6)
             if count and needed != count:
                 raise _fail(s, f"{at}.progress_needed", "a task that imprisons dice ends when the last one is freed")
-            trig = tuple(_choice(s, f"{at}.trigger_symbols[{j}]", x, SYMBOLS)
-                         for j, x in enumerate(_list(s, f"{at}.trigger_symbols", a.get("trigger_symbols"))))
+            trig = tuple(
+                _choice(s, f"{at}.trigger_symbols[{j}]", x, SYMBOLS)
+                for j, x in enumerate(_list(s, f"{at}.trigger_symbols", a.get("trigger_symbols")))
+            )
             earth_trigger = bool(a.get("trigger_earth", False))
             if not trig and not earth_trigger:
                 raise _fail(s, f"{at}", "a task needs trigger_symbols or trigger_earth (what completes a step)")
-            anomalies.append(Anomaly(**common, imprison_colour=colour, imprison_count=count, progress_needed=needed,
-                                     trigger_symbols=trig, trigger_earth=earth_trigger,
-                                     ongoing=_choice(s, f"{at}.ongoing", a.get("ongoing", "none"), ONGOING)))
+            anomalies.append(
+                Anomaly(
+                    **common,
+                    imprison_colour=colour,
+                    imprison_count=count,
+                    progress_needed=needed,
+                    trigger_symbols=trig,
+                    trigger_earth=earth_trigger,
+                    ongoing=_choice(s, f"{at}.ongoing", a.get("ongoing", "none"), ONGOING),
+                )
+            )
         else:
             instant_ok = tuple(e for e in OUTCOME_EFFECTS if e != "move_ship")  # a Ship move could chain anomalies
-            anomalies.append(Anomaly(**common, effects=_effects(s, f"{at}.effects", a.get("effects"), instant_ok, low=1),
-                                     replace=bool(a.get("replace", False))))
-    return Content(tuple(doctors), tuple(companions), tuple(cards), earth, tuple(locations), tuple(dilemmas),
-                   tuple(anomalies), {g: tuple(v) for g, v in groups.items()})
+            anomalies.append(
+                Anomaly(
+                    **common,
+                    effects=_effects(s, f"{at}.effects", a.get("effects"), instant_ok, low=1),
+                    replace=bool(a.get("replace", False)),
+                )
+            )
+    return Content(
+        tuple(doctors),
+        tuple(companions),
+        tuple(cards),
+        earth,
+        tuple(locations),
+        tuple(dilemmas),
+        tuple(anomalies),
+        {g: tuple(v) for g, v in groups.items()},
+    )
 
 
 FILES = ("doctors", "companions", "timey_wimey", "earth", "locations", "dilemmas", "anomalies")
@@ -726,8 +854,15 @@ def ability_rows(content: Content) -> list[tuple]:
     return rows
 
 
-def build_tables(content: Content, num_players: int, seat_doctors: tuple[int, ...], first_game: bool,
-                 track_length: int, max_rounds: int, tardis_faces: int) -> np.ndarray:
+def build_tables(
+    content: Content,
+    num_players: int,
+    seat_doctors: tuple[int, ...],
+    first_game: bool,
+    track_length: int,
+    max_rounds: int,
+    tardis_faces: int,
+) -> np.ndarray:
     t = np.zeros(TABLE_SIZE, dtype=np.int64)
     t[T_NUM_PLAYERS] = num_players
     t[T_TRACK] = track_length

@@ -7,6 +7,7 @@ whose TARDIS is on Gallifrey wins (rewards: +1 to each Doctor on Gallifrey, 0 to
 others; a Dalek win gives every Doctor -1). A seventh Dalek marker ends the game at
 once, whenever it is needed. ``max_rounds`` rounds without a result truncate the game.
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit

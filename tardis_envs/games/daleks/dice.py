@@ -17,6 +17,7 @@ of the adventure and after each Doctor's manipulation, every other Doctor, in tu
 order after the active one, may play its Any Adventure / Anytime cards on either pool;
 only Doctors holding a usable card are asked.
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit

@@ -1,4 +1,5 @@
 """The PettingZoo AEC env of Time of the Daleks (documentation: ``tardis_envs.time_of_the_daleks_v0``)."""
+
 from __future__ import annotations
 
 from ...core.aec import TardisAECEnv, make_env_factory

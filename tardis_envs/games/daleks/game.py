@@ -1,4 +1,5 @@
 """Time of the Daleks bound to its options: tables, state checks, words and drawing hooks."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -79,14 +80,24 @@ SPEC = GameSpec(
     cooperative=True,
     options={
         "num_players": Option(2, "Doctors (players), 1-4", kind=int, choices=(1, 2, 3, 4)),
-        "doctors": Option("default", "'default' (First, Fourth, Eleventh, Twelfth by seat), 'random' (drawn each game) or "
-                          "the Doctors' names, comma separated (seated in regeneration order)", kind=str, check=_doctors_check),
-        "first_game": Option(False, "the rulebook's first-game changes: 3 anomaly markers (VIII, XI, XIV), no advanced "
-                             "cards, Fixed Point / Time Locked / Time Breach ignored", kind=bool),
+        "doctors": Option(
+            "default",
+            "'default' (First, Fourth, Eleventh, Twelfth by seat), 'random' (drawn each game) or "
+            "the Doctors' names, comma separated (seated in regeneration order)",
+            kind=str,
+            check=_doctors_check,
+        ),
+        "first_game": Option(
+            False,
+            "the rulebook's first-game changes: 3 anomaly markers (VIII, XI, XIV), no advanced "
+            "cards, Fixed Point / Time Locked / Time Breach ignored",
+            kind=bool,
+        ),
         "track_length": Option(18, "space of Gallifrey on the Web of Time (Skaro is 0, Earth 2)", kind=int, minimum=16, maximum=24),
         "max_rounds": Option(60, "rounds (every Doctor and the Daleks) before truncation", kind=int, minimum=1, maximum=1000),
-        "tardis_faces": Option(3, "TARDIS faces of the six-sided TARDIS die (the others are question marks)", kind=int,
-                               minimum=0, maximum=6),
+        "tardis_faces": Option(
+            3, "TARDIS faces of the six-sided TARDIS die (the others are question marks)", kind=int, minimum=0, maximum=6
+        ),
     },
 )
 
@@ -113,10 +124,17 @@ def _effect_words(effect: int, count: int, colour: int = -1, mode: int = 0, symb
         return "place a Dalek on Earth" if count == 1 else "place a Dalek here"
     if name == "regenerate":
         return "the Doctors regenerate"
-    words = {"gain_sonic": "gain {} sonic", "lose_sonic": "lose {} sonic", "draw": "draw {} timey-wimey",
-             "remove_dalek": "remove {} dalek", "discard_cards": "discard {} timey-wimey",
-             "discard_companion": "discard {} companion", "dismiss_companion": "dismiss {} companion",
-             "free_die": "free {} die", "progress": "place {} progress"}
+    words = {
+        "gain_sonic": "gain {} sonic",
+        "lose_sonic": "lose {} sonic",
+        "draw": "draw {} timey-wimey",
+        "remove_dalek": "remove {} dalek",
+        "discard_cards": "discard {} timey-wimey",
+        "discard_companion": "discard {} companion",
+        "dismiss_companion": "dismiss {} companion",
+        "free_die": "free {} die",
+        "progress": "place {} progress",
+    }
     if name in words:
         return words[name].format(count)
     return name.replace("_", " ")
@@ -145,8 +163,7 @@ class TimeOfTheDaleks(Game):
             if len(names) != n:
                 raise ValueError(f"time_of_the_daleks_v0: option 'doctors' names {len(names)} Doctors for {n} players")
             seat_doctors = tuple(sorted(self.content.doctor_index(x) for x in names))
-        self.tables = build_tables(self.content, n, seat_doctors, o["first_game"], o["track_length"], o["max_rounds"],
-                                   o["tardis_faces"])
+        self.tables = build_tables(self.content, n, seat_doctors, o["first_game"], o["track_length"], o["max_rounds"], o["tardis_faces"])
         self.num_players = n
         self.agent_names = tuple(f"player_{i}" for i in range(n))
         self.num_actions = L.NUM_ACTIONS
@@ -169,8 +186,9 @@ class TimeOfTheDaleks(Game):
         return self.content.cards[owner].name
 
     def ability_words(self, r: int) -> str:
-        words = _effect_words(self.ab(r, AB_EFFECT), self.ab(r, AB_COUNT), self.ab(r, AB_COLOUR), self.ab(r, AB_MODE),
-                              self.ab(r, AB_SYMBOL))
+        words = _effect_words(
+            self.ab(r, AB_EFFECT), self.ab(r, AB_COUNT), self.ab(r, AB_COLOUR), self.ab(r, AB_MODE), self.ab(r, AB_SYMBOL)
+        )
         if self.ab(r, AB_EFFECT2):
             words += " and " + _effect_words(self.ab(r, AB_EFFECT2), self.ab(r, AB_COUNT2))
         return words
@@ -212,9 +230,15 @@ class TimeOfTheDaleks(Game):
 
     def _done_name(self, state: np.ndarray) -> str:
         stage = int(state[L.STAGE])
-        return {L.S_PREPARE: "end prepare", L.S_TRAVEL: "wait on the console", L.S_RECRUIT: "recruit nobody",
-                L.S_CALL_HELP: "no help", L.S_POOL: "dice pool done", L.S_MANIPULATE: "stop",
-                L.S_WINDOW: "pass"}.get(stage, "done")
+        return {
+            L.S_PREPARE: "end prepare",
+            L.S_TRAVEL: "wait on the console",
+            L.S_RECRUIT: "recruit nobody",
+            L.S_CALL_HELP: "no help",
+            L.S_POOL: "dice pool done",
+            L.S_MANIPULATE: "stop",
+            L.S_WINDOW: "pass",
+        }.get(stage, "done")
 
     def _seat_words(self, state: np.ndarray, j: int) -> str:
         n = self.num_players
@@ -296,8 +320,10 @@ class TimeOfTheDaleks(Game):
             words = ""
             if stage == L.S_FAIL_CHOICE:
                 d = int(state[L.FAIL_DILEMMA])
-                words = ": " + effect_list_words((e.effect, e.place if e.effect == 10 else e.count)
-                                                 for e in (self.content.dilemmas[d].fail[k] if k < len(self.content.dilemmas[d].fail) else ()))
+                words = ": " + effect_list_words(
+                    (e.effect, e.place if e.effect == 10 else e.count)
+                    for e in (self.content.dilemmas[d].fail[k] if k < len(self.content.dilemmas[d].fail) else ())
+                )
             return f"fail cost {k + 1}{words}"
         if a == L.A_PAY_SONIC:
             return "pay with sonic"
@@ -367,7 +393,10 @@ class TimeOfTheDaleks(Game):
         for d in np.flatnonzero(dil >= 0):
             if state[L.ZONE_DILEMMA + int(dil[d])] != d:
                 raise bad(f"Dilemma {int(d)} is placed on a zone that does not hold it")
-        if int(state[L.ZONE_DALEKS : L.ZONE_DALEKS + L.MAX_ZONES].sum()) > L.MAX_DALEKS or (state[L.ZONE_DALEKS : L.ZONE_DALEKS + L.MAX_ZONES] < 0).any():
+        if (
+            int(state[L.ZONE_DALEKS : L.ZONE_DALEKS + L.MAX_ZONES].sum()) > L.MAX_DALEKS
+            or (state[L.ZONE_DALEKS : L.ZONE_DALEKS + L.MAX_ZONES] < 0).any()
+        ):
             raise bad("more than six Dalek markers, or a negative count")
         if state[L.SLOT_KIND] != L.SLOT_EARTH:
             raise bad("slot 0 must be Earth")
@@ -419,14 +448,17 @@ class TimeOfTheDaleks(Game):
             for k in range(L.COMPANION_SPACES):
                 who = int(state[L.COMPANION + p * L.COMPANION_SPACES + k])
                 if who >= 0:
-                    comps.append({"name": c.companions[who].name,
-                                  "part_time": bool(state[L.PART_TIME + p * L.COMPANION_SPACES + k])})
+                    comps.append({"name": c.companions[who].name, "part_time": bool(state[L.PART_TIME + p * L.COMPANION_SPACES + k])})
             doctors[self.seat_name(p)] = {
                 "doctor": c.doctors[int(state[L.DOCTOR + p])].name,
                 "sonic": int(state[L.SONIC + p]),
                 "hand": [c.cards[k].name for k in range(NUM_CARDS) if state[L.CARD_PLACE + k] == p],
                 "companions": comps,
-                "equipment": [c.cards[int(k)].name for k in state[L.EQUIPMENT + p * L.EQUIPMENT_SLOTS : L.EQUIPMENT + (p + 1) * L.EQUIPMENT_SLOTS] if k >= 0],
+                "equipment": [
+                    c.cards[int(k)].name
+                    for k in state[L.EQUIPMENT + p * L.EQUIPMENT_SLOTS : L.EQUIPMENT + (p + 1) * L.EQUIPMENT_SLOTS]
+                    if k >= 0
+                ],
                 "at": "TARDIS console" if slot < 0 else self.zone_name(state, slot * L.ZONES_PER_SLOT + int(state[L.AT_ZONE + p])),
             }
         out["doctors"] = doctors
@@ -445,44 +477,71 @@ class TimeOfTheDaleks(Game):
             for z in range(zones):
                 zone = slot * L.ZONES_PER_SLOT + z
                 d = int(state[L.ZONE_DILEMMA + zone])
-                zlist.append({
-                    "name": self.zone_name(state, zone),
-                    "dilemma": (c.dilemmas[d].name if state[L.ZONE_FACE_UP + zone] else "face down") if d >= 0 else None,
-                    "daleks": int(state[L.ZONE_DALEKS + zone]),
-                    "doctors": [self.seat_name(p) for p in range(n) if state[L.AT_SLOT + p] == slot and state[L.AT_ZONE + p] == z],
-                })
+                zlist.append(
+                    {
+                        "name": self.zone_name(state, zone),
+                        "dilemma": (c.dilemmas[d].name if state[L.ZONE_FACE_UP + zone] else "face down") if d >= 0 else None,
+                        "daleks": int(state[L.ZONE_DALEKS + zone]),
+                        "doctors": [self.seat_name(p) for p in range(n) if state[L.AT_SLOT + p] == slot and state[L.AT_ZONE + p] == z],
+                    }
+                )
             locations.append({"slot": slot, "name": name, "kind": ("empty", "earth", "location", "time anomaly")[kind], "zones": zlist})
         out["locations"] = locations
         anomalies = []
         for a in range(NUM_ANOMALIES):
             st = int(state[L.ANOMALY_STATE + a])
             if st in (L.AS_LOCATION, L.AS_TASK):
-                anomalies.append({"name": c.anomalies[a].name, "kind": ANOMALY_KINDS[c.anomalies[a].kind],
-                                  "progress": int(state[L.TASK_PROGRESS + a]), "imprisoned_dice": int(state[L.TASK_IMPRISONED + a])})
+                anomalies.append(
+                    {
+                        "name": c.anomalies[a].name,
+                        "kind": ANOMALY_KINDS[c.anomalies[a].kind],
+                        "progress": int(state[L.TASK_PROGRESS + a]),
+                        "imprisoned_dice": int(state[L.TASK_IMPRISONED + a]),
+                    }
+                )
         out["anomalies"] = anomalies
         out["decks"] = {
             "timey_wimey": int((state[L.CARD_PLACE : L.CARD_PLACE + NUM_CARDS] == L.PLACE_DECK).sum()),
             "timey_wimey_discard": [c.cards[k].name for k in range(NUM_CARDS) if state[L.CARD_PLACE + k] == L.PLACE_DISCARD],
             "locations": int((state[L.LOCATION_PLACE : L.LOCATION_PLACE + NUM_LOCATIONS] == L.PLACE_DECK).sum()),
             "dilemmas": int((state[L.DILEMMA_PLACE : L.DILEMMA_PLACE + NUM_DILEMMAS] == L.PLACE_DECK).sum()),
-            "earth_companions": [x.name for k, x in enumerate(c.companions) if state[L.COMPANION_PLACE + k] == L.PLACE_DECK and x.deck == "earth"],
-            "alien_companions": [x.name for k, x in enumerate(c.companions) if state[L.COMPANION_PLACE + k] == L.PLACE_DECK and x.deck == "alien"],
+            "earth_companions": [
+                x.name for k, x in enumerate(c.companions) if state[L.COMPANION_PLACE + k] == L.PLACE_DECK and x.deck == "earth"
+            ],
+            "alien_companions": [
+                x.name for k, x in enumerate(c.companions) if state[L.COMPANION_PLACE + k] == L.PLACE_DECK and x.deck == "alien"
+            ],
             "companions_discarded": [x.name for k, x in enumerate(c.companions) if state[L.COMPANION_PLACE + k] == L.PLACE_DISCARD],
             "anomalies": int((state[L.ANOMALY_STATE : L.ANOMALY_STATE + NUM_ANOMALIES] == L.AS_DECK).sum()),
         }
         stage = int(state[L.STAGE])
         adventure = None
-        if status == RUNNING and stage not in (L.S_TURN_START, L.S_PREPARE, L.S_TRAVEL, L.S_TRAVEL_CHOOSE, L.S_TRAVEL_KEEP,
-                                                L.S_FINISH, L.S_END_TURN, L.S_DALEK_TURN, L.S_DALEK_CHECK):
+        if status == RUNNING and stage not in (
+            L.S_TURN_START,
+            L.S_PREPARE,
+            L.S_TRAVEL,
+            L.S_TRAVEL_CHOOSE,
+            L.S_TRAVEL_KEEP,
+            L.S_FINISH,
+            L.S_END_TURN,
+            L.S_DALEK_TURN,
+            L.S_DALEK_CHECK,
+        ):
             zone = int(state[L.ADV_SLOT]) * L.ZONES_PER_SLOT + int(state[L.ADV_ZONE])
             helper = int(state[L.HELPER])
             dice = []
             for d in range(L.MAX_DICE):
                 colour = int(state[L.DIE_COLOUR + d])
                 if colour >= 0:
-                    dice.append({"die": d + 1, "owner": self.seat_name(int(state[L.ACTIVE]) if d < L.POOL_DICE else helper),
-                                 "colour": COLOURS[colour], "face": SYMBOLS[int(state[L.DIE_FACE + d])],
-                                 "chosen": bool((int(state[L.SEL_MASK]) >> d) & 1)})
+                    dice.append(
+                        {
+                            "die": d + 1,
+                            "owner": self.seat_name(int(state[L.ACTIVE]) if d < L.POOL_DICE else helper),
+                            "colour": COLOURS[colour],
+                            "face": SYMBOLS[int(state[L.DIE_FACE + d])],
+                            "chosen": bool((int(state[L.SEL_MASK]) >> d) & 1),
+                        }
+                    )
             adventure = {
                 "zone": self.zone_name(state, zone),
                 "challenge": [SYMBOLS[s] for s in range(NUM_SYMBOLS) for _ in range(int(state[L.CHALLENGE + s]))],
@@ -507,8 +566,9 @@ class TimeOfTheDaleks(Game):
         out["last"] = {
             "tardis_die": None if die < 0 else ("question mark", "tardis")[die],
             "anomaly_drawn": c.anomalies[last_anomaly].name if last_anomaly >= 0 else None,
-            "adventure": None if result == 0 else {"seat": self.seat_name(int(state[L.LAST_RESULT_SEAT])),
-                                                    "result": ("success", "failure")[result - 1]},
+            "adventure": None
+            if result == 0
+            else {"seat": self.seat_name(int(state[L.LAST_RESULT_SEAT])), "result": ("success", "failure")[result - 1]},
         }
         out["daleks_placed"] = int(state[L.DALEKS_PLACED])
         return out

@@ -16,6 +16,7 @@ Location slots: slot 0 is Earth (three Time Zones); slots 1.. hold a Location ti
 Time Zones) or a Location Time Anomaly (one). A zone ``slot * 3 + z`` has a Dilemma
 (id or -1), whether it is face up, and its Dalek markers.
 """
+
 from __future__ import annotations
 
 from ...core.state import HEADER_SIZE, MAX_PLAYERS
@@ -171,10 +172,31 @@ S_END_TURN = 22  # automatic: pass the TARDIS die
 S_DALEK_CHECK = 23  # automatic: the win checks of the Dalek turn
 S_GATHER = 24  # automatic: gather the builder's starting dice
 STAGE_NAMES = (
-    "turn start", "prepare", "travel", "travel: choose", "travel: keep a location", "recruit", "recruit: draw",
-    "call for help", "answer the call", "build the dice pool", "discard dice", "exterminate", "roll", "manipulate dice",
-    "choose dice", "any adventure window", "resolve", "choose a fail cost", "finish", "dalek turn", "give a transfer card",
-    "over", "end turn", "dalek turn: win checks", "gather dice",
+    "turn start",
+    "prepare",
+    "travel",
+    "travel: choose",
+    "travel: keep a location",
+    "recruit",
+    "recruit: draw",
+    "call for help",
+    "answer the call",
+    "build the dice pool",
+    "discard dice",
+    "exterminate",
+    "roll",
+    "manipulate dice",
+    "choose dice",
+    "any adventure window",
+    "resolve",
+    "choose a fail cost",
+    "finish",
+    "dalek turn",
+    "give a transfer card",
+    "over",
+    "end turn",
+    "dalek turn: win checks",
+    "gather dice",
 )
 
 # --- actions ----------------------------------------------------------------------

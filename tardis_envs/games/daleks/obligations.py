@@ -3,6 +3,7 @@ goes on (what to pay for recruiting, calling or coming to help and the Into the 
 tax; which cards and Companions a fail cost or an anomaly takes; the hand limit). They
 queue in the state and are answered first, in order; one the Doctor cannot meet at all
 lapses (nothing to pay with: nothing is paid)."""
+
 from __future__ import annotations
 
 from ...core.jit import njit

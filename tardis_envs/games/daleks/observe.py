@@ -7,6 +7,7 @@ piles); the observer sees its own hand only, other hands by size, and a face-dow
 Dilemma only as "face down". See ``tardis_envs.time_of_the_daleks_v0`` for the table
 of segments.
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit

@@ -7,6 +7,7 @@ at what the Challenge needs (a mixed-radix index of at most a few hundred states
 through the dice one at a time: exact, and cheap enough for a heuristic to call it for
 every action it weighs. ``tests/daleks/test_odds.py`` checks it against brute force.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -10,6 +10,7 @@ deck), play a Prepare / Anytime Event or Transfer card, use an installed Equipme
 card's Prepare ability, The Doctor's Library Card's trade and TARDIS Tune-Up's switch;
 then end the step.
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit

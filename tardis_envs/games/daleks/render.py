@@ -1,5 +1,6 @@
 """Drawing Time of the Daleks: a text table (ansi) and a picture (rgb_array) with the Web
 of Time, the Locations with their Dilemmas and Dalek markers, every console and the dice."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,15 +28,19 @@ def render_ansi(game, state: np.ndarray) -> str:
         here += [name[-1] for name, v in web["tardis"].items() if v == space]
         mark = "*" if space in web["anomaly_markers"] else "."
         track.append(("".join(here) or mark).ljust(2))
-    lines = [f"Time of the Daleks - round {info['round']}, {info['active_player']}'s turn, {info['phase']}",
-             "Web of Time (Skaro 0 .. Gallifrey %d; S ship, digits TARDIS, * anomaly marker):" % g,
-             "  " + " ".join(track)]
+    lines = [
+        f"Time of the Daleks - round {info['round']}, {info['active_player']}'s turn, {info['phase']}",
+        "Web of Time (Skaro 0 .. Gallifrey %d; S ship, digits TARDIS, * anomaly marker):" % g,
+        "  " + " ".join(track),
+    ]
     lines.append("Locations:")
     for loc in info["locations"]:
         zones = "; ".join(
-            f"{z['name']}: {z['dilemma'] or 'solved'}" + (f", {z['daleks']} dalek(s)" if z["daleks"] else "")
+            f"{z['name']}: {z['dilemma'] or 'solved'}"
+            + (f", {z['daleks']} dalek(s)" if z["daleks"] else "")
             + (f" [{', '.join(z['doctors'])}]" if z["doctors"] else "")
-            for z in loc["zones"])
+            for z in loc["zones"]
+        )
         if loc["kind"] == "time anomaly":
             zones = "a Time Anomaly challenge" + (f" [{', '.join(loc['zones'][0]['doctors'])}]" if loc["zones"][0]["doctors"] else "")
         lines.append(f"  {loc['name']} ({loc['kind']}): {zones}")
@@ -44,20 +49,26 @@ def render_ansi(game, state: np.ndarray) -> str:
     lines.append("Consoles:")
     for seat, d in info["doctors"].items():
         comps = ", ".join(c["name"] + (" (part-time)" if c["part_time"] else "") for c in d["companions"]) or "none"
-        lines.append(f"  {seat}: {d['doctor']} at {d['at']}, sonic {d['sonic']}, {len(d['hand'])} card(s) in hand; "
-                     f"companions: {comps}; equipment: {', '.join(d['equipment']) or 'none'}")
+        lines.append(
+            f"  {seat}: {d['doctor']} at {d['at']}, sonic {d['sonic']}, {len(d['hand'])} card(s) in hand; "
+            f"companions: {comps}; equipment: {', '.join(d['equipment']) or 'none'}"
+        )
     adv = info["adventure"]
     if adv:
-        lines.append(f"Adventure at {adv['zone']}: challenge {' '.join(adv['challenge'])}"
-                     + (f" ({', '.join(adv['conditions'])})" if adv["conditions"] else "")
-                     + (f"; helped {adv['help']} by {adv['helper']}" if adv["helper"] else "")
-                     + f"; odds {100 * adv['odds']:.0f}%")
+        lines.append(
+            f"Adventure at {adv['zone']}: challenge {' '.join(adv['challenge'])}"
+            + (f" ({', '.join(adv['conditions'])})" if adv["conditions"] else "")
+            + (f"; helped {adv['help']} by {adv['helper']}" if adv["helper"] else "")
+            + f"; odds {100 * adv['odds']:.0f}%"
+        )
         if adv["dice"]:
             lines.append("  dice: " + "  ".join(f"{x['die']}:{x['colour']}={x['face']}{'*' if x['chosen'] else ''}" for x in adv["dice"]))
     last = info["last"]
     if last["adventure"]:
-        lines.append(f"Last adventure: {last['adventure']['seat']} {last['adventure']['result']}"
-                     + (f"; last anomaly: {last['anomaly_drawn']}" if last["anomaly_drawn"] else ""))
+        lines.append(
+            f"Last adventure: {last['adventure']['seat']} {last['adventure']['result']}"
+            + (f"; last anomaly: {last['anomaly_drawn']}" if last["anomaly_drawn"] else "")
+        )
     if info["status"] != "running":
         lines.append(f"Game over: {info['status']}, winner {info['winner'] or 'none'}, rewards {info['rewards']}")
     else:
@@ -97,7 +108,9 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
             canvas.rect(zt, left + 4, 22, 110, (45, 45, 60))
             canvas.text(zt + 2, left + 6, zone["name"][:20].upper(), DIM, scale=1)
             if zone["dilemma"]:
-                canvas.text(zt + 11, left + 6, zone["dilemma"][:16].upper(), (250, 150, 150) if zone["dilemma"] != "face down" else DIM, scale=1)
+                canvas.text(
+                    zt + 11, left + 6, zone["dilemma"][:16].upper(), (250, 150, 150) if zone["dilemma"] != "face down" else DIM, scale=1
+                )
             for k in range(zone["daleks"]):
                 canvas.disc(zt + 6, left + 100 - 8 * k, 3, DALEK)
             for who in zone["doctors"]:

@@ -18,6 +18,7 @@ discarded (Time Anomaly Locations stay until completed); empty Earth zones get a
 face-down Dilemma; the Doctor discards down to four Timey-Wimey cards; the next Doctor
 plays, or the Daleks after the last.
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit

@@ -8,6 +8,7 @@ decision (or answers the first queued obligation), then :func:`advance` runs aut
 stages and skips every decision that has a single legal action (applying it) until a
 seat has a real choice or the game ends.
 """
+
 from __future__ import annotations
 
 import numpy as np

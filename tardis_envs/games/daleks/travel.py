@@ -12,6 +12,7 @@ While Into the Dalek is in play, moving to a Location that is not a Time Anomaly
 two Sonic Charge tokens or one Timey-Wimey card (a Doctor who cannot pay stays or goes
 to a Time Anomaly). A Doctor with nowhere to go waits on the console (no adventure).
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit

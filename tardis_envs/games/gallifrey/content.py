@@ -5,6 +5,7 @@ once into :class:`Content`, then packed with the rule options into one ``int64``
 table for the kernels (offsets ``T_*`` below). Every problem is a
 ``ValueError`` naming the file, the entry and the key.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -163,8 +164,13 @@ def parse_content(deck: object, roster: object, scenes: object, sources=("time_d
         name = c.get("name")
         if not isinstance(name, str) or not name:
             raise _fail(src_deck, f"cards[{i}].name", "must be a non-empty string")
-        cards.append(Card(name, _int(src_deck, f"cards[{i}] ({name}).modifier", c.get("modifier"), -2, 2),
-                          _int(src_deck, f"cards[{i}] ({name}).escalation", c.get("escalation"), 0, 2)))
+        cards.append(
+            Card(
+                name,
+                _int(src_deck, f"cards[{i}] ({name}).modifier", c.get("modifier"), -2, 2),
+                _int(src_deck, f"cards[{i}] ({name}).escalation", c.get("escalation"), 0, 2),
+            )
+        )
     names = [c.name for c in cards]
     if len(set(names)) != DECK_SIZE:
         raise _fail(src_deck, "cards", "card names must be unique")
@@ -189,15 +195,19 @@ def parse_content(deck: object, roster: object, scenes: object, sources=("time_d
         if not isinstance(acquired, list) or len(acquired) > MAX_ACQUIRED:
             raise _fail(src_roster, f"{who}.acquired", f"must be a list of at most {MAX_ACQUIRED} card names")
         powers = c.get("powers", [])
-        characters.append(Character(
-            name=c["name"], kind=str(c.get("kind", "")), aspects=values,
-            modifiers=_modifiers(src_roster, f"{who}.modifiers", c.get("modifiers", []), True),
-            edges=_int(src_roster, f"{who}.edges", c.get("edges", 0), 0, 3),
-            powers=tuple(str(p) for p in powers) if isinstance(powers, list) else (),
-            acquired=tuple(card(src_roster, f"{who}.acquired", a) for a in acquired),
-            war_card=card(src_roster, f"{who}.war_card", c.get("war_card")),
-            fault_card=card(src_roster, f"{who}.fault_card", c.get("fault_card")),
-        ))
+        characters.append(
+            Character(
+                name=c["name"],
+                kind=str(c.get("kind", "")),
+                aspects=values,
+                modifiers=_modifiers(src_roster, f"{who}.modifiers", c.get("modifiers", []), True),
+                edges=_int(src_roster, f"{who}.edges", c.get("edges", 0), 0, 3),
+                powers=tuple(str(p) for p in powers) if isinstance(powers, list) else (),
+                acquired=tuple(card(src_roster, f"{who}.acquired", a) for a in acquired),
+                war_card=card(src_roster, f"{who}.war_card", c.get("war_card")),
+                fault_card=card(src_roster, f"{who}.fault_card", c.get("fault_card")),
+            )
+        )
     if not 2 <= len(characters) <= MAX_CHARACTERS:
         raise _fail(src_roster, "characters", f"must hold 2..{MAX_CHARACTERS} characters")
     if len({c.name.lower() for c in characters}) != len(characters):
@@ -210,8 +220,13 @@ def parse_content(deck: object, roster: object, scenes: object, sources=("time_d
         who = f"scenes[{i}] ({s.get('name')})"
         if not isinstance(s.get("name"), str):
             raise _fail(src_scenes, f"scenes[{i}].name", "must be a string")
-        scene_list.append(Scene(s["name"], card(src_scenes, f"{who}.flux_card", s.get("flux_card")),
-                                _modifiers(src_scenes, f"{who}.modifiers", s.get("modifiers", []), False)))
+        scene_list.append(
+            Scene(
+                s["name"],
+                card(src_scenes, f"{who}.flux_card", s.get("flux_card")),
+                _modifiers(src_scenes, f"{who}.modifiers", s.get("modifiers", []), False),
+            )
+        )
     if len(scene_list) > MAX_SCENES:
         raise _fail(src_scenes, "scenes", f"at most {MAX_SCENES} scenes")
     return Content(tuple(cards), tuple(characters), tuple(scene_list))
@@ -224,8 +239,9 @@ def load_content() -> Content:
     return parse_content(*data, sources=tuple(str(p.name) for p in files))
 
 
-def build_tables(content: Content, mode: str, threat: str, forced_draw_p: float, max_exchanges: int,
-                 pair: tuple[int, int], scene: int) -> np.ndarray:
+def build_tables(
+    content: Content, mode: str, threat: str, forced_draw_p: float, max_exchanges: int, pair: tuple[int, int], scene: int
+) -> np.ndarray:
     t = np.zeros(TABLE_SIZE, dtype=np.int64)
     t[T_MODE] = MODES.index(mode)
     t[T_THREAT] = THREATS.index(threat)

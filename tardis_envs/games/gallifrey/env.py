@@ -1,6 +1,7 @@
 """The PettingZoo envs of Ghosts of Gallifrey duel (documentation: ``tardis_envs.gallifrey_duel_v1``):
 the AEC env (seats commit in turn, each hidden from the other) and the Parallel env (both
 fighters act in one step), over the same kernels."""
+
 from __future__ import annotations
 
 from typing import Any

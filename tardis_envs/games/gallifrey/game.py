@@ -1,4 +1,5 @@
 """Ghosts of Gallifrey duel bound to its options: tables, state checks, words and drawing hooks."""
+
 from __future__ import annotations
 
 import re
@@ -93,7 +94,9 @@ SPEC = GameSpec(
     options={
         "mode": Option("climactic", "how combat is handled", kind=str, choices=MODES),
         "threat": Option("dangerous", "the Threat Level: which defeat conditions may be chosen", kind=str, choices=THREATS),
-        "forced_draw_p": Option(0.25, "chance per side and exchange that the GM insists on a Time Card", kind=float, minimum=0.0, maximum=1.0),
+        "forced_draw_p": Option(
+            0.25, "chance per side and exchange that the GM insists on a Time Card", kind=float, minimum=0.0, maximum=1.0
+        ),
         "max_exchanges": Option(50, "exchanges before the fight is truncated as a draw", kind=int, minimum=1),
         "pair": Option("random", "'random' (drawn each episode) or two roster names, 'The Doctor, Dalek'", kind=str, check=_pair_check),
         "scene": Option("random", "'random' (drawn each episode) or a scene name", kind=str, check=_scene_check),
@@ -206,8 +209,10 @@ class GallifreyDuel(Game):
         return [self.content.cards[k].name for k in c.acquired]
 
     def action_words(self, action: int, acquired: list[str]) -> str:
-        words = (f"attack with {ASPECTS[rules.action_attack(action)]}, defend with {ASPECTS[2 + rules.action_defence(action)]}, "
-                 f"fight to {CONDITIONS[rules.action_condition(action)]}, {_card_text(rules.action_card(action), acquired)}")
+        words = (
+            f"attack with {ASPECTS[rules.action_attack(action)]}, defend with {ASPECTS[2 + rules.action_defence(action)]}, "
+            f"fight to {CONDITIONS[rules.action_condition(action)]}, {_card_text(rules.action_card(action), acquired)}"
+        )
         return words + (", edge" if rules.action_edge(action) else "")
 
     def action_to_string(self, state: np.ndarray, action: int) -> str:
@@ -218,6 +223,7 @@ class GallifreyDuel(Game):
     def string_to_action(self, state: np.ndarray, text: str) -> int:
         """Inverse of :meth:`action_to_string` (case and spacing ignored; the
         Acquired card's name in brackets may be left out)."""
+
         def norm(words: str) -> str:
             return " ".join(re.sub(r"\s*\([^)]*\)", "", words).lower().split())
 
@@ -237,8 +243,10 @@ class GallifreyDuel(Game):
         scene = self.content.scenes[int(state[SCENE])]
         stasis = c.aspects[2]
         modifiers = [{"kind": m.kind, "aspect": ASPECTS[m.aspect], "levels": m.levels, "why": m.why} for m in c.modifiers]
-        modifiers += [{"kind": "situational", "aspect": ASPECTS[m.aspect], "levels": m.levels, "why": f"{m.why} ({scene.name})"}
-                      for m in scene.modifiers]
+        modifiers += [
+            {"kind": "situational", "aspect": ASPECTS[m.aspect], "levels": m.levels, "why": f"{m.why} ({scene.name})"}
+            for m in scene.modifiers
+        ]
         return {
             "name": c.name,
             "kind": c.kind,

@@ -1,4 +1,5 @@
 """Drawing the duel: a text card per combatant (ansi) and an RGB image (rgb_array)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,15 +13,19 @@ def render_ansi(game, state: np.ndarray) -> str:
     """Both combatants (Aspects, injuries against their thresholds, Edges,
     Acquired cards), the scene and Flux card, and the last exchange in words."""
     info = game.describe(state)
-    lines = [f"Ghosts of Gallifrey duel - {info['mode']} combat, threat {info['threat']}, exchange {info['exchange']}",
-             f"Scene: {info['scene']}; Flux card: {info['flux_card']}; Time Deck: {info['deck']['cards_left']} cards left"]
+    lines = [
+        f"Ghosts of Gallifrey duel - {info['mode']} combat, threat {info['threat']}, exchange {info['exchange']}",
+        f"Scene: {info['scene']}; Flux card: {info['flux_card']}; Time Deck: {info['deck']['cards_left']} cards left",
+    ]
     for seat, c in info["combatants"].items():
         aspects = " ".join(f"{a[:3].capitalize()} {v}({c['effective_aspects'][a]})" for a, v in c["aspects"].items())
         bar = "#" * c["injuries"] + "." * max(c["out_of_action_at"] - c["injuries"], 0)
         acquired = ", ".join(c["acquired_cards"]) or "none"
         lines.append(f"{seat:>6}: {c['name']} ({c['kind']}): {aspects}")
-        lines.append(f"        injuries [{bar}] {c['injuries']}/{c['out_of_action_at']} (killed at {c['killed_at']}); "
-                     f"Edges {c['edges_left']}; acquired {acquired}{' (used)' if c['acquired_used'] else ''}; {c['defeat']}")
+        lines.append(
+            f"        injuries [{bar}] {c['injuries']}/{c['out_of_action_at']} (killed at {c['killed_at']}); "
+            f"Edges {c['edges_left']}; acquired {acquired}{' (used)' if c['acquired_used'] else ''}; {c['defeat']}"
+        )
     if info["last_exchange"]:
         lines.append("Last exchange: " + info["last_exchange"]["narration"])
     if info["status"] != "running":

@@ -33,6 +33,7 @@ Time Card, ``2 + 2*i + r`` the Acquired card ``i`` upright (r = 0) or
 reversed (r = 1), ``edge`` 1 declares an Edge. In ``contest`` mode the
 attacker's ``defence`` and the defender's ``attack`` must be 0 (unused).
 """
+
 from __future__ import annotations
 
 from ...core.jit import njit

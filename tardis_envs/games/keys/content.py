@@ -1,4 +1,5 @@
 """Keys to the TARDIS components: YAML data -> validated ``Components`` -> integer tables."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,8 +18,16 @@ CENTRE = (GRID // 2) * GRID + GRID // 2
 NUM_COLOURS = 4
 TILE_KINDS = ("plain", "dalek", "key_tile", "extra_turn", "teleport", "control")
 CARD_NAMES = (
-    "red key", "blue key", "green key", "yellow key",
-    "sonic screwdriver", "time barrier", "time tunnel", "jam cookie", "pandorica", "cyberman assault",
+    "red key",
+    "blue key",
+    "green key",
+    "yellow key",
+    "sonic screwdriver",
+    "time barrier",
+    "time tunnel",
+    "jam cookie",
+    "pandorica",
+    "cyberman assault",
 )
 NUM_CARD_TYPES = len(CARD_NAMES)
 SEAT_SIDES = {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}  # sides: 0 south, 1 west, 2 north, 3 east
@@ -61,7 +70,10 @@ def parse_components(data: object) -> Components:
         raise _fail("tiles_per_colour", f"must give counts for {', '.join(TILE_KINDS[:-1])}")
     tiles = {k: _count(v, f"tiles_per_colour.{k}") for k, v in tiles.items()}
     if NUM_COLOURS * sum(tiles.values()) != NUM_TILES - 1:
-        raise _fail("tiles_per_colour", f"{NUM_COLOURS} colours x {sum(tiles.values())} tiles must fill the {NUM_TILES - 1} squares around the Control Tile")
+        raise _fail(
+            "tiles_per_colour",
+            f"{NUM_COLOURS} colours x {sum(tiles.values())} tiles must fill the {NUM_TILES - 1} squares around the Control Tile",
+        )
     cards = data.get("cards")
     names = ("key", "sonic_screwdriver", "time_barrier", "time_tunnel", "jam_cookie", "pandorica", "cyberman_assault")
     if not isinstance(cards, dict) or set(cards) != set(names):

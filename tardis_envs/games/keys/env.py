@@ -1,4 +1,5 @@
 """The PettingZoo AEC env of Keys to the TARDIS (documentation: ``tardis_envs.keys_to_the_tardis_v0``)."""
+
 from __future__ import annotations
 
 from ...core.aec import TardisAECEnv, make_env_factory

@@ -1,4 +1,5 @@
 """Keys to the TARDIS bound to its options: tables, state checks, words and drawing hooks."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -230,8 +231,11 @@ class KeysToTheTardis(Game):
                 colour = colours.index(spec.get("colour", colours[state[TILE_COLOUR + t]]))
                 kind = TILE_KINDS.index(spec.get("kind", TILE_KINDS[state[TILE_KIND + t]]))
                 others = [
-                    u for u in range(NUM_TILES)
-                    if state[TILE_COLOUR + u] == colour and state[TILE_KIND + u] == kind and u not in (t, CENTRE)
+                    u
+                    for u in range(NUM_TILES)
+                    if state[TILE_COLOUR + u] == colour
+                    and state[TILE_KIND + u] == kind
+                    and u not in (t, CENTRE)
                     and square_name(u) not in (tiles or {})
                 ]
                 if (state[TILE_COLOUR + t], state[TILE_KIND + t]) != (colour, kind):

@@ -1,4 +1,5 @@
 """Drawing Keys to the TARDIS: a text grid (ansi) and an RGB image (rgb_array)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,10 @@ COLOUR_RGB = {"red": (200, 60, 60), "blue": (60, 110, 210), "green": (60, 160, 8
 PAWN_RGB = ((250, 250, 250), (40, 220, 220), (190, 80, 230), (150, 255, 80))  # south, west, north, east
 
 
-LEGEND = ("Legend: R/B/G/Y door colour (* the Control Tile), # closed, . open; kind ? hidden, Dk Dalek door, "
-          "K TARDIS Key tile, X Extra Turn, T Teleport, CTRL Control Tile; B Time Barrier, J Jam Cookie, @S/@N/@W/@E a pawn")
+LEGEND = (
+    "Legend: R/B/G/Y door colour (* the Control Tile), # closed, . open; kind ? hidden, Dk Dalek door, "
+    "K TARDIS Key tile, X Extra Turn, T Teleport, CTRL Control Tile; B Time Barrier, J Jam Cookie, @S/@N/@W/@E a pawn"
+)
 
 
 def render_ansi(game, state: np.ndarray) -> str:

@@ -63,6 +63,7 @@ Actions (``NUM_ACTIONS = 421``; ``t`` is a tile in the mover's frame)
 ``A_STAY``             end the turn without moving
 =====================  ======================================================
 """
+
 from __future__ import annotations
 
 import numpy as np

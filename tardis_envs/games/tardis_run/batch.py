@@ -5,6 +5,7 @@ The kernels are passed as ``rules.<name>`` attributes on purpose: numba lowers a
 kernel named as a bare global inside a ``prange`` body as a "dynamic global"
 and then refuses to cache the batch kernel (measured with numba 0.68).
 """
+
 from __future__ import annotations
 
 from ...core.batch import next_key, reset_one, step_one
@@ -21,5 +22,7 @@ def batch_reset(states, tables, keys, obs, masks, with_obs):
 @njit_parallel
 def batch_step(states, tables, actions, obs, masks, rewards, done, with_obs):
     for i in prange(states.shape[0]):
-        if step_one(rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], with_obs):
+        if step_one(
+            rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], with_obs
+        ):
             reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], with_obs)

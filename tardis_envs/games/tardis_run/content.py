@@ -5,6 +5,7 @@ A board file (see ``content/board_default.yaml``) has ``name``, ``rows``,
 ``{from, to}`` arrow squares) and ``teleports`` (a list of linked square pairs).
 Every problem is reported as a ``ValueError`` naming the file and the key.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -101,8 +102,7 @@ def load_board(board: str) -> Board:
         path = Path(board)
         if not path.exists():
             raise ValueError(
-                f"tardis_run_v0: option 'board' got {board!r}: neither a shipped board "
-                f"({', '.join(SHIPPED_BOARDS)}) nor an existing file"
+                f"tardis_run_v0: option 'board' got {board!r}: neither a shipped board ({', '.join(SHIPPED_BOARDS)}) nor an existing file"
             )
     return parse_board(read_yaml(path, "board file"), str(board))
 

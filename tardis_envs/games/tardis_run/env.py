@@ -1,4 +1,5 @@
 """The PettingZoo AEC env of TARDIS Run (documentation: ``tardis_envs.tardis_run_v0``)."""
+
 from __future__ import annotations
 
 from ...core.aec import TardisAECEnv, make_env_factory

@@ -1,4 +1,5 @@
 """TARDIS Run bound to its options: tables, state checks, words and drawing hooks."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -171,8 +172,10 @@ class TardisRun(Game):
         def seat_of(value: int | str, what: str) -> int:
             if isinstance(value, str):
                 if value not in SIDE_NAMES:
-                    raise ValueError(f"{self.spec.env_id}: position({what}={value!r}): expected a side, "
-                                     f"{' or '.join(repr(n) for n in SIDE_NAMES)}, or a seat 0..1")
+                    raise ValueError(
+                        f"{self.spec.env_id}: position({what}={value!r}): expected a side, "
+                        f"{' or '.join(repr(n) for n in SIDE_NAMES)}, or a seat 0..1"
+                    )
                 return SIDE_NAMES.index(value)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= int(value) <= 1:
                 raise ValueError(f"{self.spec.env_id}: position({what}={value!r}): expected a seat 0..1 or a side name")

@@ -39,6 +39,7 @@ Actions (``NUM_ACTIONS = 11``)
 ``TAKE_EXTRA`` (9)     take the optional shortcut / teleport move
 ``DECLINE_EXTRA`` (10) stay where the roll ended
 """
+
 from __future__ import annotations
 
 import numpy as np
