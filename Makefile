@@ -34,6 +34,7 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check tardis_envs agents benchmarks tests
 	$(VENV)/bin/ruff format --check tardis_envs agents benchmarks tests
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
 bench: $(VENV)/.installed-run

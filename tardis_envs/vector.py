@@ -42,6 +42,9 @@ from .core.rng import seed_to_key
 from .core.sampling import first_illegal
 from .core.state import CURRENT_PLAYER, VARIANT
 
+# numba sets its config attributes at import time (invisible to type checkers)
+MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+
 
 class VectorEnv:
     """A batch of ``num_envs`` independent games of one env id."""
@@ -51,8 +54,8 @@ class VectorEnv:
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if num_threads is not None and not 1 <= num_threads <= numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"num_threads must be in 1..{numba.config.NUMBA_NUM_THREADS}, got {num_threads!r}")
+        if num_threads is not None and not 1 <= num_threads <= MAX_THREADS:
+            raise ValueError(f"num_threads must be in 1..{MAX_THREADS}, got {num_threads!r}")
         self.env_id = env_id
         self.game = env_module(env_id).Game(**options)
         self.num_envs = int(num_envs)

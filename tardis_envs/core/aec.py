@@ -18,6 +18,7 @@ Illegal actions (``illegal_action`` option):
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -130,7 +131,7 @@ class TardisAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._sync()
 
     def _sync(self) -> None:
@@ -152,14 +153,14 @@ class TardisAECEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         try:
-            action = int(action)
+            index = int(action)  # type: ignore[arg-type]  # None and non-numbers fall to -1
         except (TypeError, ValueError):
-            action = -1
-        if not 0 <= action < self.game.num_actions or not self._mask[action]:
-            self._illegal(agent, action)
+            index = -1
+        if not 0 <= index < self.game.num_actions or not self._mask[index]:
+            self._illegal(agent, index)
             return
         self._cumulative_rewards[agent] = 0.0
-        self.game.kernels.step(self._state, self.game.tables, action)
+        self.game.kernels.step(self._state, self.game.tables, index)
         for a in self.rewards:
             self.rewards[a] = 0.0
         self._sync()
@@ -247,8 +248,9 @@ def _forwarding_property(name: str, guarded: bool) -> property:
     return property(get, set_)
 
 
-def _fast(wrapper_class: type, guarded: bool) -> type:
-    namespace = {name: _forwarding_property(name, guarded and name in _GUARDED) for name in _HOT_ATTRIBUTES}
+def _fast(wrapper_class: type, guarded: bool, **methods: Callable) -> type:
+    namespace: dict[str, Any] = {name: _forwarding_property(name, guarded and name in _GUARDED) for name in _HOT_ATTRIBUTES}
+    namespace.update(methods)
 
     def __init__(self, env):
         self.__dict__["_raw_env"] = env.unwrapped
@@ -257,9 +259,6 @@ def _fast(wrapper_class: type, guarded: bool) -> type:
     namespace["__init__"] = __init__
     namespace["__doc__"] = f"{wrapper_class.__name__} whose hot attributes skip the __getattr__ chain."
     return type(wrapper_class.__name__, (wrapper_class,), namespace)
-
-
-FastAssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper, guarded=False)
 
 
 def _step_in_bounds(self, action) -> None:
@@ -282,8 +281,7 @@ def _step_in_bounds(self, action) -> None:
     self.env.step(action)
 
 
-FastAssertOutOfBoundsWrapper.step = _step_in_bounds
-FastOrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, guarded=True)
+FastAssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper, guarded=False, step=_step_in_bounds)
 
 
 def _last(self, observe: bool = True):
@@ -294,7 +292,7 @@ def _last(self, observe: bool = True):
     return self.__dict__["_raw_env"].last(observe)
 
 
-FastOrderEnforcingWrapper.last = _last
+FastOrderEnforcingWrapper = _fast(wrappers.OrderEnforcingWrapper, guarded=True, last=_last)
 
 
 def make_env_factory(raw_env_class: type[TardisAECEnv]):

@@ -85,6 +85,15 @@ class Game:
     spec: ClassVar[GameSpec]
     kernels: ClassVar[Kernels]
     observation_low: float = 0.0
+    # set by the subclass's _build
+    tables: np.ndarray
+    num_players: int
+    agent_names: tuple[str, ...]
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    observation_high: float
+    state_size: int
+    max_game_length: int
 
     def __init__(self, **options: Any):
         self.options = validate_options(self.spec.env_id, self.spec.options, options)

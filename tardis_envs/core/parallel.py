@@ -105,7 +105,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
             if not 0 <= action < self.game.num_actions or not masks[agent][action]:
                 return self._illegal(agent, action, masks[agent])
         state = self._state
-        for agent in sorted(self.agents, key=self.agent_name_mapping.get):
+        for agent in sorted(self.agents, key=self.agent_name_mapping.__getitem__):
             if state[STATUS] != RUNNING:
                 break
             self.game.kernels.step(state, self.game.tables, int(actions[agent]))
@@ -114,7 +114,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
         terminations = {a: status == TERMINATED for a in self.agents}
         truncations = {a: status == TRUNCATED for a in self.agents}
         observations = {a: self._observe(a) for a in self.agents}
-        infos = {a: {} for a in self.agents}
+        infos: dict[str, dict] = {a: {} for a in self.agents}
         if status != RUNNING:
             self.agents = []
         if self.render_mode == "human":
@@ -133,7 +133,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
         rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
         observations = {a: self._observe(a) for a in self.agents}
         done = {a: True for a in self.agents}
-        infos = {a: {} for a in self.agents}
+        infos: dict[str, dict] = {a: {} for a in self.agents}
         self.agents = []
         return observations, rewards, done, {a: False for a in done}, infos
 

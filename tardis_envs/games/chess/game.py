@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -325,7 +326,9 @@ class TimelordChess(Game):
             origin = (doctor_sq if doctor_sq >= 0 else tardis) if step else tardis
             if step and parse_square(step.group(1)) != origin:
                 return None
-            target = parse_square((step or evict).group(2 if step else 1))
+            found = step or evict
+            assert found is not None
+            target = parse_square(found.group(2 if step else 1))
             for d in range(8):
                 if origin >= 0 and int(NEIGHBOUR[origin, d]) == target:
                     frame_d = d if colour == WHITE else (4 - d) % 8
@@ -520,7 +523,7 @@ class TimelordChess(Game):
         def sq(value: int) -> str | None:
             return square_name(int(value)) if value >= 0 else None
 
-        out = {"kind": KIND_NAMES[kind]}
+        out: dict[str, Any] = {"kind": KIND_NAMES[kind]}
         if kind in (layout.KIND_CHESS, layout.KIND_DOCTOR):
             captured = int(state[layout.LAST_CAPTURED])
             promotion = int(state[layout.LAST_PROMOTION])

@@ -194,7 +194,8 @@ class TimeOfTheDaleks(Game):
         return words
 
     def _ability_names(self) -> list[str]:
-        names, seen = [], {}
+        names: list[str] = []
+        seen: dict[str, int] = {}
         for r in range(L.MAX_ABILITIES):
             if r >= int(self.tables[T_NUM_ABILITIES]):
                 names.append(f"ability row {r + 1} (unused)")
@@ -390,9 +391,9 @@ class TimeOfTheDaleks(Game):
             if d >= NUM_DILEMMAS or (d >= 0 and state[L.DILEMMA_PLACE + d] != zone):
                 raise bad(f"zone {zone}'s Dilemma {d} disagrees with the Dilemma's place")
         dil = state[L.DILEMMA_PLACE : L.DILEMMA_PLACE + NUM_DILEMMAS]
-        for d in np.flatnonzero(dil >= 0):
-            if state[L.ZONE_DILEMMA + int(dil[d])] != d:
-                raise bad(f"Dilemma {int(d)} is placed on a zone that does not hold it")
+        for placed in np.flatnonzero(dil >= 0):
+            if state[L.ZONE_DILEMMA + int(dil[placed])] != placed:
+                raise bad(f"Dilemma {int(placed)} is placed on a zone that does not hold it")
         if (
             int(state[L.ZONE_DALEKS : L.ZONE_DALEKS + L.MAX_ZONES].sum()) > L.MAX_DALEKS
             or (state[L.ZONE_DALEKS : L.ZONE_DALEKS + L.MAX_ZONES] < 0).any()

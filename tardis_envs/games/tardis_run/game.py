@@ -235,6 +235,7 @@ class TardisRun(Game):
         if state[PHASE] == PHASE_EXTRA_MOVE:
             seat = int(state[CURRENT_PLAYER])
             square = self.square(seat, int(state[PENDING_PROGRESS]))
+            assert square is not None  # an extra move waits on a track square
             kind = "shortcut" if self.tables[rules.T_SHORTCUT + square] else "teleport"
             out["pending_extra_move"] = {"square": square, "target": int(rules.extra_target(self.tables, square)), "kind": kind}
         if state[LAST_PLAYER] >= 0:
