@@ -183,6 +183,17 @@ def test_illegal_action_terminates_with_penalty(env_id):
     assert all(env.terminations.values())
     assert env._cumulative_rewards[offender] == -1
     assert all(env._cumulative_rewards[a] == 0 for a in env.agents if a != offender)
+    # every game tells the same story afterwards: no winner, who broke the rules, in
+    # describe() and in the picture, also after the state is saved and restored
+    raw = env.unwrapped
+    for _ in range(2):
+        words = raw.describe()
+        assert words["winner"] is None and words["illegal_action_by"] == offender, words
+        assert f"Game over: illegal action by {offender} ({offender} -1, the others 0)" in raw.game.render_ansi(raw.get_state())
+        raw.set_state(raw.get_state())
+    fresh = tardis_envs.make(env_id)
+    fresh.reset(seed=0)
+    assert "illegal_action_by" not in fresh.unwrapped.describe()
 
 
 def test_illegal_action_raise_mode(env_id):

@@ -181,10 +181,7 @@ class TardisAECEnv(AECEnv, EzPickle):
         self.rewards[agent] = -1.0
         self._accumulate_rewards()
         # The kernels see a finished game too (empty masks, batched semantics).
-        self._state[STATUS] = TERMINATED
-        for seat in range(self.game.num_players):
-            self._state[REWARDS + seat] = 0
-        self._state[REWARDS + self.agent_name_mapping[agent]] = -1
+        self.game.end_by_illegal_action(self._state, self.agent_name_mapping[agent])
         self._mask[:] = 0
 
     # --- observations ---------------------------------------------------------------

@@ -39,7 +39,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 
 from .options import Option, validate_options
-from .state import CURRENT_PLAYER, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES, VARIANT
+from .state import CURRENT_PLAYER, ILLEGAL_BY, MAX_PLAYERS, REWARDS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES, TERMINATED, VARIANT
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,8 @@ class Game:
     spec: ClassVar[GameSpec]
     kernels: ClassVar[Kernels]
     observation_low: float = 0.0
+    # (state word, value) that marks a finished game in the game's own phase word
+    game_over: ClassVar[tuple[int, int]]
     # set by the subclass's _build
     tables: np.ndarray
     num_players: int
@@ -145,6 +147,10 @@ class Game:
             raise ValueError(f"{self.spec.env_id}: corrupt state: status {arr[STATUS]} is not one of {sorted(STATUS_NAMES)}")
         if arr[RNG_KEY] < 0 or arr[RNG_COUNTER] < 0:
             raise ValueError(f"{self.spec.env_id}: corrupt state: generator words must be non-negative")
+        if not 0 <= arr[ILLEGAL_BY] <= self.num_players or (arr[ILLEGAL_BY] and arr[STATUS] != TERMINATED):
+            raise ValueError(
+                f"{self.spec.env_id}: corrupt state: illegal-action word {arr[ILLEGAL_BY]} (a seat + 1 of a terminated game, or 0)"
+            )
         if arr[VARIANT] != self.variant:
             raise ValueError(
                 f"{self.spec.env_id}: the state was made under other rule options than this env's "
@@ -155,6 +161,29 @@ class Game:
 
     def _check_fields(self, state: np.ndarray) -> None:
         """Game-specific consistency checks; raise ``ValueError`` naming the field."""
+
+    # --- an illegal action ends the game (the envs' "terminate" mode) -----------------
+    def end_by_illegal_action(self, state: np.ndarray, seat: int) -> None:
+        """End the game because ``seat`` played an illegal action: the offender gets -1,
+        every other seat 0 (PettingZoo's convention); the state remembers who, so
+        ``describe`` and ``render`` tell the same story in every game."""
+        state[STATUS] = TERMINATED
+        state[REWARDS : REWARDS + self.num_players] = 0
+        state[REWARDS + seat] = -1
+        state[ILLEGAL_BY] = seat + 1
+        word, over = self.game_over
+        state[word] = over
+
+    def with_ending(self, state: np.ndarray, out: dict) -> dict:
+        """Finish a ``describe()``: after an illegal-action ending there is no winner
+        and ``illegal_action_by`` names the offender (the key exists only then)."""
+        offender = int(state[ILLEGAL_BY]) - 1
+        if offender >= 0:
+            out["winner"] = None
+            out["illegal_action_by"] = self.agent_names[offender]
+            if "reason" in out:
+                out["reason"] = "illegal action"
+        return out
 
     def legal_actions(self, state: np.ndarray) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=np.int8)

@@ -126,10 +126,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
         if self.illegal_action == "raise":
             raise ValueError(message)
         warnings.warn(message + ". The game ends; the offender gets -1.", stacklevel=3)
-        self._state[STATUS] = TERMINATED
-        for seat in range(self.game.num_players):
-            self._state[REWARDS + seat] = 0
-        self._state[REWARDS + self.agent_name_mapping[agent]] = -1
+        self.game.end_by_illegal_action(self._state, self.agent_name_mapping[agent])
         rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
         observations = {a: self._observe(a) for a in self.agents}
         done = {a: True for a in self.agents}

@@ -121,3 +121,12 @@ def text_grid(cells: list[list[list[str]]], width: int) -> list[str]:
             lines.append("|" + "|".join(parts) + "|")
         lines.append(border)
     return lines
+
+
+def ending_line(info: dict, line: str) -> str:
+    """The last line of a finished game's text: ``line`` (the game's own words for its
+    result), or the same sentence in every game when an illegal action ended it."""
+    offender = info.get("illegal_action_by")
+    if offender:
+        return f"Game over: illegal action by {offender} ({offender} -1, the others 0)"
+    return line

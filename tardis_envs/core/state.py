@@ -14,6 +14,10 @@ API and the agents read them without knowing the game:
 ``VARIANT``             digest of the rule options the state was made under:
                         ``set_state`` refuses a state of another variant
                         (another board, player count, combat mode ...)
+``ILLEGAL_BY``          seat + 1 of the agent whose illegal action ended the
+                        game (``illegal_action="terminate"``), 0 otherwise:
+                        every game's ``describe()`` then reports no winner and
+                        ``illegal_action_by``, and its render says so
 ======================  =====================================================
 
 Game fields follow from ``HEADER_SIZE`` on, with offsets named in the game's
@@ -30,7 +34,8 @@ RNG_KEY = 2
 RNG_COUNTER = 3
 REWARDS = 4
 VARIANT = REWARDS + MAX_PLAYERS
-HEADER_SIZE = VARIANT + 1
+ILLEGAL_BY = VARIANT + 1
+HEADER_SIZE = ILLEGAL_BY + 1
 
 RUNNING = 0
 TERMINATED = 1

@@ -119,6 +119,7 @@ class TimelordChess(Game):
 
     spec = SPEC
     kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+    game_over = (layout.PHASE, layout.PHASE_OVER)
 
     def _build(self) -> None:
         self.doctor = self.options["doctor"]
@@ -507,7 +508,7 @@ class TimelordChess(Game):
                 "history_plies": int(state[layout.HIST_COUNT]) - 1,
                 "evicted": self._piece_name(evicted) if evicted else None,
             }
-        return out
+        return self.with_ending(state, out)
 
     @staticmethod
     def _piece_name(code: int) -> str:

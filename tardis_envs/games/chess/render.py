@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.render import Canvas
+from ...core.render import Canvas, ending_line
 
 LIGHT = (232, 220, 190)
 DARK = (160, 120, 85)
@@ -61,7 +61,7 @@ def render_ansi(game, state: np.ndarray) -> str:
             words += f", then {f['kind']} " + (f"to {f['to']}" if "to" in f else f"{f['plies']} plies")
         lines.append(f"Last turn: {words}")
     if info["status"] != "running":
-        lines.append(f"Game over: {info['reason']}, winner {info['winner'] or 'none (draw)'}")
+        lines.append(ending_line(info, f"Game over: {info['reason']}, winner {info['winner'] or 'none (draw)'}"))
     else:
         lines.append(f"To move: {info['side_to_move']}{' (in check)' if info['check'] else ''}")
     return "\n".join(lines)

@@ -149,6 +149,7 @@ class TimeOfTheDaleks(Game):
 
     spec = SPEC
     kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+    game_over = (L.STAGE, L.S_OVER)
 
     def _build(self) -> None:
         self.content: Content = load_content()
@@ -413,8 +414,10 @@ class TimeOfTheDaleks(Game):
         """The whole table in the game's words (not a seat's view: hands are listed).
 
         Keys: ``phase`` (the stage), ``status``, ``round``, ``current_player``,
-        ``active_player``, ``winner`` ("doctors", "dalek ship on gallifrey",
-        "three daleks on earth", "seventh dalek" or None), ``rewards``,
+        ``active_player``, ``winner`` (the winning side, "doctors" or "daleks", as
+        in every game; None while running or truncated), ``reason`` (how:
+        "doctors", "dalek ship on gallifrey", "three daleks on earth", "seventh
+        dalek" or None), ``rewards``,
         ``web_of_time`` (Gallifrey's space, the Ship, anomaly markers, each TARDIS),
         ``doctors`` (per seat: Doctor, Sonic, hand, Companions with Part-Time flags,
         Equipment, where the Doctor is), ``locations`` (per slot in play: name,
@@ -433,7 +436,8 @@ class TimeOfTheDaleks(Game):
             "round": int(state[L.ROUND]) + 1,
             "current_player": self.seat_name(int(state[CURRENT_PLAYER])) if status == RUNNING else None,
             "active_player": self.seat_name(int(state[L.ACTIVE])),
-            "winner": L.WIN_NAMES[int(state[L.WINNER])] if int(state[L.WINNER]) else None,
+            "winner": ("doctors" if int(state[L.WINNER]) == L.WIN_DOCTORS else "daleks") if int(state[L.WINNER]) else None,
+            "reason": L.WIN_NAMES[int(state[L.WINNER])] if int(state[L.WINNER]) else None,
             "rewards": {self.seat_name(p): int(state[REWARDS + p]) for p in range(n)},
             "web_of_time": {
                 "gallifrey": int(self.tables[T_TRACK]),
@@ -572,7 +576,7 @@ class TimeOfTheDaleks(Game):
             else {"seat": self.seat_name(int(state[L.LAST_RESULT_SEAT])), "result": ("success", "failure")[result - 1]},
         }
         out["daleks_placed"] = int(state[L.DALEKS_PLACED])
-        return out
+        return self.with_ending(state, out)
 
     def odds(self, state: np.ndarray) -> float:
         """Exact chance that the adventure's dice meet the Challenge: before the roll,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.render import Canvas
+from ...core.render import Canvas, ending_line
 
 SEAT_COLOR = ((214, 64, 56), (70, 140, 235), (80, 190, 90), (235, 190, 60))
 DIE_COLOR = {"black": (30, 30, 30), "green": (60, 170, 80), "blue": (60, 110, 220), "red": (200, 60, 50)}
@@ -70,7 +70,12 @@ def render_ansi(game, state: np.ndarray) -> str:
             + (f"; last anomaly: {last['anomaly_drawn']}" if last["anomaly_drawn"] else "")
         )
     if info["status"] != "running":
-        lines.append(f"Game over: {info['status']}, winner {info['winner'] or 'none'}, rewards {info['rewards']}")
+        lines.append(
+            ending_line(
+                info,
+                f"Game over: {info['status']}, winner {info['winner'] or 'none'} ({info['reason'] or 'no result'}), rewards {info['rewards']}",
+            )
+        )
     else:
         lines.append(f"To decide: {info['current_player']}")
     return "\n".join(lines)

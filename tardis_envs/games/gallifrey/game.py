@@ -157,6 +157,7 @@ class GallifreyDuel(Game):
 
     spec = SPEC
     kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+    game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
         self.content: Content = load_content()
@@ -383,7 +384,7 @@ class GallifreyDuel(Game):
                 )
                 for s in range(2)
             }
-        return out
+        return self.with_ending(state, out)
 
     # --- drawing ---------------------------------------------------------------
     def render_ansi(self, state: np.ndarray) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.render import Canvas
+from ...core.render import Canvas, ending_line
 
 SEAT_COLOR = ((214, 64, 56), (70, 140, 235))
 
@@ -29,7 +29,7 @@ def render_ansi(game, state: np.ndarray) -> str:
     if info["last_exchange"]:
         lines.append("Last exchange: " + info["last_exchange"]["narration"])
     if info["status"] != "running":
-        lines.append(f"Fight over: {info['status']}, winner {info['winner'] or 'none'}")
+        lines.append(ending_line(info, f"Fight over: {info['status']}, winner {info['winner'] or 'none'}"))
     else:
         lines.append(f"To choose: {info['current_player']}")
     return "\n".join(lines)

@@ -96,6 +96,7 @@ class KeysToTheTardis(Game):
 
     spec = SPEC
     kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+    game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
         self.components = load_components()
@@ -319,22 +320,25 @@ class KeysToTheTardis(Game):
                 "squares": [square_name(int(t)) for t in (state[LAST_TILE], state[LAST_TILE2]) if t >= 0],
                 "teleported": bool(state[LAST_TELEPORTED]),
             }
-        return {
-            "num_players": n,
-            "turn": int(state[TURN]),
-            "phase": PHASE_NAMES[int(state[PHASE])],
-            "status": STATUS_NAMES[status],
-            "current_player": self.agent_names[int(state[CURRENT_PLAYER])] if status == RUNNING else None,
-            "extra_turn_pending": bool(state[EXTRA_TURN_PENDING]),
-            "winner": self.agent_names[int(state[WINNER])] if status == TERMINATED else None,
-            "rewards": {self.agent_names[s]: int(state[REWARDS + s]) for s in range(n)},
-            "grid": grid,
-            "tunnels": tunnels,
-            "players": players,
-            "deck_size": int(state[DECK_SIZE]),
-            "discard": {CARD_NAMES[c]: int(state[DISCARD + c]) for c in range(NUM_CARD_TYPES) if state[DISCARD + c]},
-            "last_action": last,
-        }
+        return self.with_ending(
+            state,
+            {
+                "num_players": n,
+                "turn": int(state[TURN]),
+                "phase": PHASE_NAMES[int(state[PHASE])],
+                "status": STATUS_NAMES[status],
+                "current_player": self.agent_names[int(state[CURRENT_PLAYER])] if status == RUNNING else None,
+                "extra_turn_pending": bool(state[EXTRA_TURN_PENDING]),
+                "winner": self.agent_names[int(state[WINNER])] if status == TERMINATED else None,
+                "rewards": {self.agent_names[s]: int(state[REWARDS + s]) for s in range(n)},
+                "grid": grid,
+                "tunnels": tunnels,
+                "players": players,
+                "deck_size": int(state[DECK_SIZE]),
+                "discard": {CARD_NAMES[c]: int(state[DISCARD + c]) for c in range(NUM_CARD_TYPES) if state[DISCARD + c]},
+                "last_action": last,
+            },
+        )
 
     def action_to_string(self, state: np.ndarray, action: int) -> str:
         """Table talk for ``action`` of the player to move (absolute squares and compass)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.render import Canvas, text_grid
+from ...core.render import Canvas, ending_line, text_grid
 from .content import GRID, NUM_TILES, square_name
 
 KIND_LETTER = {"plain": "", "dalek": "Dk", "key_tile": "K", "extra_turn": "X", "teleport": "T", "control": "CTRL"}
@@ -49,7 +49,7 @@ def render_ansi(game, state: np.ndarray) -> str:
     lines.append(f"Deck {info['deck_size']} cards; discard pile {sum(info['discard'].values())} cards")
     lines.append(LEGEND)
     if info["status"] != "running":
-        lines.append(f"Game over: {info['status']}, winner {info['winner']}")
+        lines.append(ending_line(info, f"Game over: {info['status']}, winner {info['winner'] or 'none'}"))
     else:
         lines.append(f"To move: {info['current_player']}")
     return "\n".join(lines)

@@ -98,6 +98,7 @@ class TardisRun(Game):
 
     spec = SPEC
     kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+    game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
         self.board: Board = load_board(self.options["board"])
@@ -264,7 +265,7 @@ class TardisRun(Game):
                 "extra_move_to": int(state[LAST_EXTRA_TO]) if state[LAST_EXTRA_TO] >= 0 else None,
                 "extra_move_captures": int(state[LAST_EXTRA_CAPTURES]),
             }
-        return out
+        return self.with_ending(state, out)
 
     # --- drawing ---------------------------------------------------------------
     def chance_words(self, state: np.ndarray) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.render import Canvas, text_grid
+from ...core.render import Canvas, ending_line, text_grid
 from . import rules
 from .rules import BLACK_PADDLE_OWNER, DOCTORS, MONSTERS, T_SHORTCUT, T_TELEPORT
 
@@ -80,7 +80,7 @@ def render_ansi(game, state: np.ndarray) -> str:
         pend = info["pending_extra_move"]
         lines.append(f"{info['current_player']} may take the {pend['kind']} from {pend['square']} to {pend['target']}")
     if info["status"] != "running":
-        lines.append(f"Game over: {info['status']}, winner {info['winner']}")
+        lines.append(ending_line(info, f"Game over: {info['status']}, winner {info['winner'] or 'none'}"))
     elif info["current_player"]:
         lines.append(f"To move: {info['current_player']}")
     return "\n".join(lines)
