@@ -323,6 +323,9 @@ def cmd_play(args: argparse.Namespace) -> int:
                 return 0
             if text.lower() in ("q", "quit"):
                 return 0
+            if not text:  # an empty line asks again, without an error
+                print("  type an action: its number or its notation from the list above (q quits)")
+                continue
             try:
                 action = int(text) if text.isdigit() else raw.string_to_action(text)
                 if action not in legal:

@@ -48,6 +48,12 @@ def test_play_hides_the_first_seats_committed_choice_in_the_duel():
     assert "first plays:" not in out.stdout
 
 
+def test_play_asks_again_on_an_empty_line():
+    out = run("play", "gallifrey_duel_v1", "--seat", "0", "--seed", "0", stdin="\n\nq\n")
+    assert out.stdout.count("type an action: its number or its notation") == 2
+    assert "unknown action" not in out.stdout and "Traceback" not in out.stderr
+
+
 def test_play_reports_the_final_rewards():
     moves = "\n".join(["18"] * 400) + "\n"  # attack with dynamism, defend with stasis, fight to subdue, draw a card: always legal
     out = run("play", "gallifrey_duel_v1", "--seat", "1", "--seed", "0", "--opponent", "random", stdin=moves)
