@@ -15,17 +15,25 @@ AGENT_KINDS = {"random": RandomAgent, "heuristic": HeuristicAgent}
 
 def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     """An agent by name for ``game`` (an env's ``Game``): ``random``, ``heuristic``,
-    ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), or ``ppo:<checkpoint.zip>`` (a learned policy, loaded and checked against the game)."""
+    ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), ``ppo:<checkpoint.zip>`` (an SB3 policy) or ``rllib:<checkpoint folder>`` (an RLlib policy), loaded and checked against the game."""
     kind = spec.strip()
     if kind.lower().startswith("ppo:"):
         from .policy_agent import PolicyAgent
 
         return PolicyAgent.from_checkpoint(kind[4:], game, seed=seed)
+    if kind.lower().startswith("rllib:"):
+        try:
+            from .rllib_agent import RLlibPolicyAgent
+        except ImportError as exc:
+            raise ValueError(f"agent {spec!r} needs Ray RLlib: pip install -e '.[distributed]' ({exc})") from None
+        return RLlibPolicyAgent.from_checkpoint(kind[6:], game, seed=seed)
     kind = kind.lower()
     if kind.startswith("heuristic:"):
         return HeuristicAgent(game, seed=seed, preset=kind.split(":", 1)[1])
     if kind not in AGENT_KINDS:
-        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}, heuristic:<preset>, ppo:<checkpoint.zip>")
+        raise ValueError(
+            f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}, heuristic:<preset>, ppo:<checkpoint.zip>, rllib:<checkpoint folder>"
+        )
     return AGENT_KINDS[kind](game, seed=seed)
 
 

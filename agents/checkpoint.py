@@ -28,15 +28,26 @@ def write_meta(path: str | Path, meta: dict[str, Any]) -> None:
         archive.writestr(META_NAME, json.dumps(meta, indent=2, sort_keys=True))
 
 
+def write_meta_dir(path: str | Path, meta: dict[str, Any]) -> None:
+    """The same metadata beside a checkpoint that is a folder (an RLlib checkpoint)."""
+    (Path(path) / META_NAME).write_text(json.dumps(meta, indent=2, sort_keys=True))
+
+
 def read_meta(path: str | Path) -> dict[str, Any]:
+    """The metadata of a checkpoint: an SB3 zip, or an RLlib checkpoint folder."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"checkpoint {str(path)!r} does not exist")
     try:
-        with zipfile.ZipFile(path) as archive:
-            if META_NAME not in archive.namelist():
-                raise CheckpointError(f"checkpoint {str(path)!r} has no {META_NAME}: not written by tardis-envs train")
-            meta = json.loads(archive.read(META_NAME))
+        if path.is_dir():
+            if not (path / META_NAME).exists():
+                raise CheckpointError(f"checkpoint folder {str(path)!r} has no {META_NAME}: not written by tardis-envs train")
+            meta = json.loads((path / META_NAME).read_text())
+        else:
+            with zipfile.ZipFile(path) as archive:
+                if META_NAME not in archive.namelist():
+                    raise CheckpointError(f"checkpoint {str(path)!r} has no {META_NAME}: not written by tardis-envs train")
+                meta = json.loads(archive.read(META_NAME))
     except (zipfile.BadZipFile, OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({exc})") from None
     for key in ("env_id", "env_version", "observation_shape", "num_actions", "options", "num_timesteps"):
