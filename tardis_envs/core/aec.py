@@ -90,7 +90,7 @@ class TardisAECEnv(AECEnv, EzPickle):
                 "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
             }
         )
-        self._action_space = spaces.Discrete(game.num_actions)
+        self._action_space: spaces.Discrete = spaces.Discrete(game.num_actions)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self._mask = np.zeros(game.num_actions, dtype=np.int8)

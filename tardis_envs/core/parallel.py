@@ -50,7 +50,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
             }
         )
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Discrete] = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._seed_source = np.random.default_rng()
         self._state = game.new_state(seed_to_key(None))
         self.agents: list[str] = []
