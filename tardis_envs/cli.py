@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -252,7 +253,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir or f"runs/{args.env_id}")
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--run-dir {str(run_dir)!r} is a file; give a folder")
-    if not args.resume and (run_dir / "checkpoints" / "last.zip").exists() and not args.overwrite:
+    rllib = args.backend == "rllib"
+    if not rllib and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
+        raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib")
+    own = run_dir / "checkpoints" / ("last" if rllib else "last.zip")
+    foreign = run_dir / "checkpoints" / ("last.zip" if rllib else "last")
+    held = own.exists() or foreign.exists()
+    if args.resume and not own.exists() and foreign.exists():
+        other = "sb3" if rllib else "rllib"
+        raise ValueError(f"--resume: the run in {str(run_dir)!r} was trained with --backend {other}; resume it with that backend")
+    if not args.resume and held and not args.overwrite:
         raise ValueError(f"{run_dir} already holds a run; use --resume to continue it or --overwrite to start over")
     if args.overwrite and not args.resume and run_dir.exists():
         import shutil
@@ -265,7 +275,23 @@ def cmd_train(args: argparse.Namespace) -> int:
         flush=True,
     )
     try:
-        trainer = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
+        if rllib:
+            try:
+                from agents.training.rllib_train import RLlibTrainer
+            except ImportError as exc:
+                raise ValueError(f"--backend rllib needs Ray RLlib: pip install -e '.[distributed]' ({exc})") from None
+            trainer: Any = RLlibTrainer(
+                config,
+                run_dir,
+                resume=args.resume,
+                progress=not args.no_progress,
+                address=args.address,
+                num_env_runners=args.num_env_runners,
+                num_envs_per_env_runner=args.num_envs_per_env_runner,
+                num_learners=args.num_learners,
+            )
+        else:
+            trainer = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None
@@ -277,7 +303,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(
             f"  {trainer.relation} {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games"
         )
-    print(f"checkpoints: {run_dir / 'checkpoints'} (best.zip, last.zip); report: {run_dir / 'summary.md'}, {run_dir / 'winrate.png'}")
+    names = "best/, last/ (eval --agents rllib:<folder>)" if rllib else "best.zip, last.zip"
+    print(f"checkpoints: {run_dir / 'checkpoints'} ({names}); report: {run_dir / 'summary.md'}, {run_dir / 'winrate.png'}")
     return 0
 
 
@@ -471,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_eval)
 
-    p = verbs.add_parser("train", help="self-play MaskablePPO on the batched core (needs the train extra)")
+    p = verbs.add_parser("train", help="self-play PPO: MaskablePPO on the batched core (train extra) or Ray RLlib (distributed extra)")
     p.add_argument("env_id")
     p.add_argument("--config", help="YAML config with a train: section (default configs/<env_id>.yaml)")
     p.add_argument("--run-dir", help="run folder (default runs/<env_id>)")
@@ -485,6 +512,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from checkpoints/last.zip")
     p.add_argument("--overwrite", action="store_true", help="start over in a --run-dir that holds a run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3 (default): MaskablePPO on the batched core; rllib: Ray RLlib PPO (pip install -e '.[distributed]')",
+    )
+    p.add_argument("--address", help="rllib: join this Ray cluster (host:port of its head) instead of starting a local Ray")
+    p.add_argument("--num-env-runners", type=int, default=1, help="rllib: sampling workers (default 1; 0 samples in the driver)")
+    p.add_argument("--num-envs-per-env-runner", type=int, default=1, help="rllib: games per sampling worker (default 1)")
+    p.add_argument("--num-learners", type=int, default=0, help="rllib: learner workers (default 0: learn in the driver)")
     p.set_defaults(func=cmd_train)
 
     p = verbs.add_parser("play", help="play against an agent in the terminal")

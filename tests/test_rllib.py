@@ -104,3 +104,171 @@ def test_tiny_run_writes_a_checkpoint_that_eval_plays(local_ray, tmp_path, env_i
         make_agent(f"rllib:{path}", other)
     with pytest.raises(CheckpointError, match="has no tardis_meta.json"):
         make_agent(f"rllib:{tmp_path}", game)
+
+
+# --- the train command ---------------------------------------------------------------
+def _tiny(timesteps: int) -> list[str]:
+    return [
+        "--timesteps",
+        str(timesteps),
+        "--eval-every",
+        "1000",
+        "--eval-games",
+        "20",
+        "--num-envs",
+        "4",
+        "--snapshot-every",
+        "500",
+        "--no-progress",
+    ]
+
+
+@pytest.mark.parametrize(
+    "env_id,config", [("tardis_run_v0", None), ("keys_to_the_tardis_v0", "configs/keys_to_the_tardis/three_players.yaml")]
+)
+def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_path, env_id, config):
+    from tardis_envs.cli import main
+
+    run = tmp_path / "run"
+    base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run)] + (["--config", config] if config else [])
+    assert main(base + _tiny(1000)) == 0
+    for name in (
+        "config.yaml",
+        "eval.csv",
+        "summary.md",
+        "winrate.png",
+        "stats.json",
+        "checkpoints/best/tardis_meta.json",
+        "checkpoints/last/tardis_meta.json",
+    ):
+        assert (run / name).exists(), name
+    assert list((run / "tb" / "rllib").glob("events.*"))
+    first = (run / "eval.csv").read_text().splitlines()
+    game = tardis_envs.make(env_id, config=config).unwrapped.game if config else tardis_envs.env_module(env_id).Game()
+    agent = make_agent(f"rllib:{run / 'checkpoints' / 'best'}", game)
+    n = game.num_players
+    match = play_match(
+        env_id, [agent] + [make_agent("heuristic", game)] * (n - 1), ["rllib"] + ["heuristic"] * (n - 1), 2 * n, options=game.options
+    )
+    assert match.record(0)["games"] == 2 * n
+    # a second call continues the same run: more steps, more evaluation rows, the league kept
+    before = agent.meta
+    assert main(base + _tiny(before["num_timesteps"] + 500) + ["--resume"]) == 0
+    again = (run / "eval.csv").read_text().splitlines()
+    assert len(again) > len(first) and again[: len(first)] == first
+    after = make_agent(f"rllib:{run / 'checkpoints' / 'last'}", game).meta
+    assert after["num_timesteps"] > before["num_timesteps"] and after["snapshots"][: len(before["snapshots"])] == before["snapshots"]
+
+
+def test_train_refuses_rllib_flags_without_the_backend_and_a_foreign_resume(tmp_path, capsys):
+    from tardis_envs.cli import main
+
+    assert main(["train", "tardis_run_v0", "--num-env-runners", "2", "--run-dir", str(tmp_path / "a")]) == 2
+    assert "need --backend rllib" in capsys.readouterr().err
+    (tmp_path / "b" / "checkpoints" / "last").mkdir(parents=True)
+    assert main(["train", "tardis_run_v0", "--resume", "--run-dir", str(tmp_path / "b")]) == 2
+    assert "was trained with --backend rllib" in capsys.readouterr().err
+
+
+# --- a cluster of two nodes on this machine ---------------------------------------------
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _node_ports() -> list[str]:
+    """Every port a node opens, picked free here, so the test meets no other Ray."""
+    low = _free_port()
+    return [
+        f"--node-manager-port={_free_port()}",
+        f"--object-manager-port={_free_port()}",
+        f"--dashboard-agent-listen-port={_free_port()}",
+        f"--dashboard-agent-grpc-port={_free_port()}",
+        f"--metrics-export-port={_free_port()}",
+        f"--runtime-env-agent-port={_free_port()}",
+        f"--min-worker-port={low}",
+        f"--max-worker-port={low + 40}",
+    ]
+
+
+def test_train_joins_a_two_node_cluster_with_address(tmp_path):
+    import os
+    import secrets
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    ray_cli = shutil.which("ray", path=os.path.dirname(sys.executable))
+    assert ray_cli, "the ray command comes with the distributed extra"
+    # recent Ray turns token authentication on: every process of the cluster shares this token
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+    port = _free_port()
+    # Ray's socket paths must stay short (a Unix socket path holds ~107 bytes): not under tmp_path
+    ray_dir = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    common = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats", *_node_ports()]
+    head = subprocess.Popen(
+        [
+            ray_cli,
+            "start",
+            "--head",
+            f"--port={port}",
+            f"--ray-client-server-port={_free_port()}",
+            "--include-dashboard=false",
+            f"--temp-dir={ray_dir}",
+            *common,
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = None
+    try:
+        time.sleep(8)
+        assert head.poll() is None, "the head node did not start"
+        worker = subprocess.Popen(
+            [ray_cli, "start", f"--address=127.0.0.1:{port}", *common[:4], *_node_ports()],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(8)
+        assert worker.poll() is None, "the worker node did not join"
+        run = tmp_path / "run"
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tardis_envs.cli",
+                "train",
+                "tardis_run_v0",
+                "--backend",
+                "rllib",
+                "--run-dir",
+                str(run),
+                "--address",
+                f"127.0.0.1:{port}",
+                "--num-env-runners",
+                "2",
+                *_tiny(500),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert "done:" in out.stdout and (run / "checkpoints" / "best" / "tardis_meta.json").exists()
+    finally:
+        # end exactly the two nodes this test started, through their own process ids
+        for node in (worker, head):
+            if node is not None and node.poll() is None:
+                node.terminate()
+        for node in (worker, head):
+            if node is not None:
+                node.wait(timeout=60)
+        shutil.rmtree(ray_dir, ignore_errors=True)

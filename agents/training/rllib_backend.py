@@ -11,8 +11,13 @@ package imports this module.
   encoder, the logits of illegal actions are set to the float minimum in every
   forward pass (exploration, inference and training), so no illegal action can be
   sampled and the PPO ratio and entropy see the masked distribution.
-* :class:`UniformLegalModule` - the random agent as an RLlib module (a fixed league
-  member: uniform over the legal actions, nothing to train).
+* :class:`UniformLegalModule` and :class:`HeuristicModule` - the random agent and the
+  game's heuristic as RLlib modules, fixed league members (nothing to train). The
+  heuristic reads the game state, so the env adds it to each observation dict under
+  ``"state"`` (:class:`StateInObservation`); the learning module never looks at it.
+* :class:`LeagueMapping` - who plays which seat: per episode the learner's seat and its
+  opponent (random, the heuristic or a frozen snapshot of the learner, by the run's
+  weights), the same for every agent of the episode.
 * :func:`ppo_config` - the ``PPOConfig`` of a run.
 
 Why RLlib runs used to send illegal actions to our envs: RLlib validates a new
@@ -25,6 +30,7 @@ raises on any illegal action, so a masking bug cannot hide.
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 from typing import Any
@@ -32,6 +38,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from pettingzoo.utils.wrappers import BaseWrapper
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
@@ -50,13 +57,31 @@ from .train import _meta
 ENV_NAME = "tardis_envs_pettingzoo"
 MAIN = "main"  # the policy that learns
 RANDOM = "random"  # the uniform legal agent, a fixed league member
+HEURISTIC = "heuristic"  # the game's heuristic, a fixed league member
 FLOAT_MIN = torch.finfo(torch.float32).min
+
+
+class StateInObservation(BaseWrapper):
+    """Each observation dict also carries the full game state (``int64``) under ``"state"``,
+    for the heuristic module; :class:`MaskedPPOModule` reads only ``observation`` and
+    ``action_mask``."""
+
+    def __init__(self, env: Any):
+        super().__init__(env)
+        size = env.unwrapped.game.state_size
+        self._state_space = gym.spaces.Box(np.iinfo(np.int64).min, np.iinfo(np.int64).max, (size,), np.int64)
+
+    def observation_space(self, agent: str) -> gym.spaces.Dict:
+        return gym.spaces.Dict({**self.env.observation_space(agent).spaces, "state": self._state_space})
+
+    def observe(self, agent: str) -> dict:
+        return {**self.env.observe(agent), "state": self.env.unwrapped.get_state()}
 
 
 def make_env(env_config: dict) -> PettingZooEnv:
     """RLlib env creator: ``env_config = {"env_id": ..., "options": {...}}``."""
-    env = tardis_envs.make(env_config["env_id"], illegal_action="raise", **dict(env_config.get("options") or {}))
-    return PettingZooEnv(env)
+    env = tardis_envs.env_module(env_config["env_id"]).raw_env(illegal_action="raise", **dict(env_config.get("options") or {}))
+    return PettingZooEnv(StateInObservation(env))
 
 
 register_env(ENV_NAME, make_env)
@@ -80,7 +105,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
     """PPO's default actor-critic over the flattened observation, with masked logits."""
 
     def __init__(self, *, observation_space: gym.spaces.Dict, action_space: gym.spaces.Discrete, **kwargs: Any):
-        if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {"observation", "action_mask"}:
+        if not isinstance(observation_space, gym.spaces.Dict) or not {"observation", "action_mask"} <= set(observation_space.spaces):
             raise ValueError(f"MaskedPPOModule needs the env's {{'observation', 'action_mask'}} Dict space, got {observation_space}")
         self.observation_space_with_mask = observation_space
         size = int(np.prod(observation_space["observation"].shape))
@@ -123,9 +148,55 @@ class UniformLegalModule(TorchRLModule):
         return {Columns.ACTION_DIST_INPUTS: _masked(torch.zeros(mask.shape), mask)}
 
 
+class HeuristicModule(TorchRLModule):
+    """The game's heuristic (``agents.heuristics``) as a module: all probability on its move.
+    ``model_config = {"env_id": ..., "options": {...}}`` names the game."""
+
+    def setup(self) -> None:
+        from ..heuristics import HeuristicAgent
+
+        self.unused = torch.nn.Parameter(torch.zeros(1))  # see UniformLegalModule.setup
+        config = dict(self.model_config or {})
+        self.agent = HeuristicAgent(tardis_envs.env_module(config["env_id"]).Game(**dict(config.get("options") or {})))
+
+    def _forward(self, batch: dict, **kwargs: Any) -> dict:
+        obs = batch[Columns.OBS]
+        masks = obs["action_mask"].numpy()
+        actions = self.agent.act_batch(obs["state"].numpy().astype(np.int64), obs["observation"].numpy(), masks)
+        logits = torch.full(masks.shape, FLOAT_MIN)
+        logits[torch.arange(len(actions)), torch.from_numpy(actions)] = 0.0
+        return {Columns.ACTION_DIST_INPUTS: logits}
+
+
+class LeagueMapping:
+    """RLlib's agent-to-module mapping for self-play against a league.
+
+    Each episode draws, from its own id (so every agent of the episode agrees), the
+    learner's seat and the kind of its opponents or team-mates: ``random``,
+    ``heuristic`` or ``snapshot`` by ``weights`` (renormalised over the kinds on hand;
+    a snapshot is drawn uniformly). Every other seat plays that module."""
+
+    def __init__(self, agents: list[str], weights: dict[str, float], snapshots: tuple[str, ...] = ()):
+        self.agents = list(agents)
+        self.weights = dict(weights)
+        self.snapshots = tuple(snapshots)
+
+    def with_snapshots(self, snapshots: tuple[str, ...]) -> "LeagueMapping":
+        return LeagueMapping(self.agents, self.weights, snapshots)
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+        rng = random.Random(str(episode.id_))
+        seat = rng.randrange(len(self.agents))
+        kinds = [k for k in ("random", "heuristic", "snapshot") if self.weights.get(k, 0) > 0 and (k != "snapshot" or self.snapshots)]
+        kind = rng.choices(kinds, [self.weights[k] for k in kinds])[0]
+        other = rng.choice(self.snapshots) if kind == "snapshot" else kind
+        return MAIN if self.agents.index(agent_id) == seat else other
+
+
 def spaces(env_id: str, options: dict | None = None) -> tuple[gym.spaces.Dict, gym.spaces.Discrete, list[str]]:
-    """(observation space, action space, agent names) of a game: every seat shares them."""
-    env = tardis_envs.make(env_id, **dict(options or {}))
+    """(observation space, action space, agent names) of a game as RLlib sees it (the
+    observation dict with the state added); every seat shares them."""
+    env = StateInObservation(tardis_envs.env_module(env_id).raw_env(**dict(options or {})))
     agent = env.possible_agents[0]
     return env.observation_space(agent), env.action_space(agent), list(env.possible_agents)
 
@@ -147,7 +218,7 @@ def ppo_config(
     entropy_coeff: float = 0.01,
     seed: int = 0,
     policy_mapping_fn: Any = None,
-    fixed_modules: tuple[str, ...] = (RANDOM,),
+    fixed_modules: tuple[str, ...] = (RANDOM, HEURISTIC),
 ) -> PPOConfig:
     """The run's ``PPOConfig``: one learning module (``main``) and the fixed league
     members (``random``); ``policy_mapping_fn`` decides who plays which seat (default:
@@ -163,6 +234,13 @@ def ppo_config(
     }
     if RANDOM in fixed_modules:
         specs[RANDOM] = RLModuleSpec(module_class=UniformLegalModule, observation_space=observation_space, action_space=action_space)
+    if HEURISTIC in fixed_modules:
+        specs[HEURISTIC] = RLModuleSpec(
+            module_class=HeuristicModule,
+            observation_space=observation_space,
+            action_space=action_space,
+            model_config={"env_id": env_id, "options": dict(options or {})},
+        )
     mapping = policy_mapping_fn or (lambda agent_id, episode, **kwargs: MAIN)
     return (
         PPOConfig()

@@ -64,6 +64,52 @@ def save_checkpoint(model, path: Path, config: TrainConfig, game, extra: dict | 
     return path
 
 
+def evaluate_learner(config: TrainConfig, game, learner) -> dict[str, dict]:
+    """The learner against the random agent and the heuristic (or with them as team-mates in a
+    cooperative game): seat-swapped games with fixed seeds, one record per benchmark agent."""
+    results = {}
+    n = game.num_players
+    games = max(config.eval_games - config.eval_games % n, n)
+    for name, opponent in (("random", RandomAgent(game, seed=1)), ("heuristic", HeuristicAgent(game))):
+        if game.spec.cooperative:
+            # a team game: the learner in one seat, these agents as its team-mates; the team's win rate
+            match = team_match(config.env_id, learner, opponent, ("learner", name), games, seed=EVAL_SEED, options=config.options)
+            results[name] = match.team_record(0)
+            if n == 1:
+                break  # no team-mates: one evaluation
+            continue
+        names = ["learner", name] if n == 2 else ["learner"] + [name] * (n - 1)
+        agents = [learner, opponent] if n == 2 else [learner] + [opponent] * (n - 1)
+        match = play_match(config.env_id, agents, names, games, seed=EVAL_SEED, options=config.options)
+        results[name] = match.record(0)
+    return results
+
+
+def append_eval_rows(run_dir: Path, timesteps: int, seconds: float, results: dict[str, dict]) -> list[dict]:
+    """Append one eval.csv row per benchmark agent; returns the rows."""
+    rows = [
+        {"timesteps": int(timesteps), "seconds": round(seconds, 1), "opponent": name, **{k: rec[k] for k in CSV_FIELDS[3:]}}
+        for name, rec in results.items()
+    ]
+    path = Path(run_dir) / "eval.csv"
+    fresh = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        if fresh:
+            writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
+def read_history(run_dir: Path) -> list[dict]:
+    """The rows of a run's eval.csv (empty before its first evaluation)."""
+    path = Path(run_dir) / "eval.csv"
+    if not path.exists():
+        return []
+    with path.open() as f:
+        return [{k: (float(v) if k != "opponent" else v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
 class Trainer:
     """Owns one run directory; ``run()`` trains until the budget is spent."""
 
@@ -142,10 +188,7 @@ class Trainer:
             )
 
     def _read_history(self) -> None:
-        path = self.run_dir / "eval.csv"
-        if path.exists():
-            with path.open() as f:
-                self.history = [{k: (float(v) if k not in ("opponent",) else v) for k, v in row.items()} for row in csv.DictReader(f)]
+        self.history = read_history(self.run_dir)
 
     # --- evaluation and checkpoints ---------------------------------------------------------------
     @property
@@ -167,40 +210,13 @@ class Trainer:
 
     def _evaluate(self) -> dict[str, dict]:
         learner = PolicyAgent(self.game, policy=self.model.policy, deterministic=True)
-        results = {}
-        n = self.game.num_players
-        games = max(self.config.eval_games - self.config.eval_games % n, n)
-        for name, opponent in (("random", RandomAgent(self.game, seed=1)), ("heuristic", HeuristicAgent(self.game))):
-            if self.game.spec.cooperative:
-                # a team game: the learner in one seat, these agents as its team-mates; the team's win rate
-                match = team_match(
-                    self.config.env_id, learner, opponent, ("learner", name), games, seed=EVAL_SEED, options=self.config.options
-                )
-                results[name] = match.team_record(0)
-                if n == 1:
-                    break  # no team-mates: one evaluation
-                continue
-            names = ["learner", name] if n == 2 else ["learner"] + [name] * (n - 1)
-            agents = [learner, opponent] if n == 2 else [learner] + [opponent] * (n - 1)
-            match = play_match(self.config.env_id, agents, names, games, seed=EVAL_SEED, options=self.config.options)
-            results[name] = match.record(0)
-        row_base = {"timesteps": self.model.num_timesteps, "seconds": round(self.seconds(), 1)}
-        new_rows = []
+        results = evaluate_learner(self.config, self.game, learner)
         for name, rec in results.items():
-            row = {**row_base, "opponent": name, **{k: rec[k] for k in CSV_FIELDS[3:]}}
-            new_rows.append(row)
             for key in ("win_rate", "ci_low", "ci_high"):
                 self.model.logger.record(f"eval/{key}_vs_{name}", rec[key])
             self.model.logger.record(f"eval/draw_rate_vs_{name}", rec["draws"] / rec["games"])
             self.model.logger.record(f"eval/loss_rate_vs_{name}", rec["losses"] / rec["games"])
-        self.history.extend(new_rows)
-        path = self.run_dir / "eval.csv"
-        fresh = not path.exists()
-        with path.open("a", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-            if fresh:
-                writer.writeheader()
-            writer.writerows(new_rows)
+        self.history.extend(append_eval_rows(self.run_dir, self.model.num_timesteps, self.seconds(), results))
         score = float(np.mean([r["win_rate"] for r in results.values()]))
         extra = self._extra()
         if score > self.best_score:
@@ -309,41 +325,46 @@ class Trainer:
 
     # --- report ---------------------------------------------------------------
     def write_report(self, stats: dict) -> None:
-        plot_winrate(self.history, self.run_dir / "winrate.png", self.config.env_id, self.relation)
-        lines = [
-            f"# Training run: {self.config.env_id}",
-            "",
-            f"- learner steps: {stats['num_timesteps']:,} in {stats['seconds']:.0f} s "
-            f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
-            "counting the opponents' moves)",
-            f"- best checkpoint: `checkpoints/best.zip` (mean win rate {100 * stats['best_score']:.1f}%)",
-            (
-                f"- evaluation: {self.config.eval_games} games per team-mate kind (the learner in one seat, rotated; "
-                "a win is the team's), fixed seeds"
-                if self.game.spec.cooperative
-                else f"- evaluation: {self.config.eval_games} games per opponent, seats rotated, fixed seeds"
-            ),
-            "",
-            f"| {'team-mates' if self.game.spec.cooperative else 'opponent'} | games | wins | draws | losses | win rate | 95% interval |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for name, rec in stats["final"].items():
-            lines.append(
-                f"| {name} | {rec['games']} | {rec['wins']} | {rec['draws']} | {rec['losses']} | "
-                f"{100 * rec['win_rate']:.1f}% | [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] |"
-            )
-        lines += [
-            "",
-            "![win rate](winrate.png)",
-            "",
-            "## Config",
-            "",
-            "```yaml",
-            yaml.safe_dump(self.config.to_dict(), sort_keys=False).strip(),
-            "```",
-        ]
-        (self.run_dir / "summary.md").write_text("\n".join(lines) + "\n")
-        (self.run_dir / "stats.json").write_text(json.dumps(stats, indent=2, default=float))
+        write_report(self.run_dir, self.config, self.game, self.history, stats, "checkpoints/best.zip")
+
+
+def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], stats: dict, best_name: str) -> None:
+    """winrate.png, summary.md and stats.json of a finished run (both backends)."""
+    plot_winrate(history, run_dir / "winrate.png", config.env_id, ("with" if game.spec.cooperative else "vs"))
+    lines = [
+        f"# Training run: {config.env_id}",
+        "",
+        f"- learner steps: {stats['num_timesteps']:,} in {stats['seconds']:.0f} s "
+        f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
+        "counting the opponents' moves)",
+        f"- best checkpoint: `{best_name}` (mean win rate {100 * stats['best_score']:.1f}%)",
+        (
+            f"- evaluation: {config.eval_games} games per team-mate kind (the learner in one seat, rotated; "
+            "a win is the team's), fixed seeds"
+            if game.spec.cooperative
+            else f"- evaluation: {config.eval_games} games per opponent, seats rotated, fixed seeds"
+        ),
+        "",
+        f"| {'team-mates' if game.spec.cooperative else 'opponent'} | games | wins | draws | losses | win rate | 95% interval |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rec in stats["final"].items():
+        lines.append(
+            f"| {name} | {rec['games']} | {rec['wins']} | {rec['draws']} | {rec['losses']} | "
+            f"{100 * rec['win_rate']:.1f}% | [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] |"
+        )
+    lines += [
+        "",
+        "![win rate](winrate.png)",
+        "",
+        "## Config",
+        "",
+        "```yaml",
+        yaml.safe_dump(config.to_dict(), sort_keys=False).strip(),
+        "```",
+    ]
+    (run_dir / "summary.md").write_text("\n".join(lines) + "\n")
+    (run_dir / "stats.json").write_text(json.dumps(stats, indent=2, default=float))
 
 
 def plot_winrate(history: list[dict], path: Path, env_id: str, relation: str = "vs") -> None:

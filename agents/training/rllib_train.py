@@ -1,0 +1,275 @@
+"""``tardis-envs train --backend rllib``: PPO on Ray RLlib with the same run folder as the
+SB3 backend.
+
+Run directory layout::
+
+    run_dir/config.yaml            the resolved TrainConfig (and the RLlib settings)
+    run_dir/eval.csv               one row per evaluation and benchmark agent
+    run_dir/tb/rllib/              TensorBoard: evaluation win rates, episode returns, throughput
+    run_dir/checkpoints/last/      the whole algorithm (also written on Ctrl-C; --resume reads it)
+    run_dir/checkpoints/best/      best mean win rate against random and the heuristic
+    run_dir/winrate.png, summary.md, stats.json  written at the end
+
+Each checkpoint folder holds ``tardis_meta.json`` (game, version, options, steps, the league's
+snapshots): ``eval --agents rllib:<run_dir>/checkpoints/best`` plays it.
+
+The league: the learning module ``main``, the fixed modules ``random`` and ``heuristic``, and a
+frozen copy of ``main`` every ``snapshot_every`` learner steps (``Algorithm.add_module``; only
+``main`` is trained; the oldest snapshots stay in the checkpoint but leave the draw beyond
+``max_snapshots``). :class:`~agents.training.rllib_backend.LeagueMapping` seats them per episode
+by the run's ``opponents`` weights.
+
+Ray: by default the command starts a local Ray of its own and ends it; ``address`` joins a
+running cluster (``ray start --head`` on one machine, ``ray start --address=<head>:6379`` on
+the others), and the env runners and learners are spread over it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from tardis_envs import env_module
+
+from ..checkpoint import CheckpointError, check_compatible, option_differences, read_meta
+from ..rllib_agent import RLlibPolicyAgent
+from .config import TrainConfig
+from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, ppo_config, save_checkpoint, spaces
+from .train import append_eval_rows, evaluate_learner, read_history, write_report
+
+
+class RLlibTrainer:
+    """Owns one run directory; ``run()`` trains until the budget is spent."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        run_dir: str | Path,
+        resume: bool = False,
+        progress: bool = True,
+        *,
+        address: str | None = None,
+        num_env_runners: int = 1,
+        num_envs_per_env_runner: int = 1,
+        num_learners: int = 0,
+    ):
+        for name, value, low in (
+            ("num_env_runners", num_env_runners, 0),
+            ("num_envs_per_env_runner", num_envs_per_env_runner, 1),
+            ("num_learners", num_learners, 0),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {value!r}")
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.resume = resume
+        self.progress = progress
+        self.address = address
+        self.scale = {"num_env_runners": num_env_runners, "num_envs_per_env_runner": num_envs_per_env_runner, "num_learners": num_learners}
+        self.game = env_module(config.env_id).Game(**config.options)
+        self.relation = "with" if self.game.spec.cooperative else "vs"
+        self.history: list[dict] = []
+        self.best_score = -math.inf
+        self.snapshots: list[str] = []
+        self.num_timesteps = 0
+        self.seconds_before = 0.0
+        self.started = time.perf_counter()
+        self.interrupted = False
+
+    def seconds(self) -> float:
+        return self.seconds_before + time.perf_counter() - self.started
+
+    # --- setup ---------------------------------------------------------------
+    def _mapping(self) -> LeagueMapping:
+        live = tuple(self.snapshots[-self.config.max_snapshots :]) if self.config.max_snapshots else ()
+        return LeagueMapping(self.agent_names, self.config.opponents, live)
+
+    def _build(self) -> None:
+        c = self.config
+        observation_space, action_space, self.agent_names = spaces(c.env_id, c.options)
+        self.module_spec_args = {
+            "observation_space": observation_space,
+            "action_space": action_space,
+            "model_config": {"fcnet_hiddens": list(c.net_arch)},
+        }
+        last = self.run_dir / "checkpoints" / "last"
+        meta = None
+        if self.resume:
+            meta = read_meta(last)
+            if meta.get("backend") != "rllib":
+                raise CheckpointError(f"--resume: {str(last)!r} was not written by the rllib backend")
+            if meta["env_id"] != c.env_id:
+                raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['env_id']!r}")
+            differing = option_differences(meta.get("options") or {}, self.game.options)
+            if differing:
+                raise CheckpointError(f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options ({differing})")
+            check_compatible(meta, self.game, last)
+            self.snapshots = list(meta.get("snapshots") or [])
+        self.algo = ppo_config(
+            c.env_id,
+            c.options,
+            **self.scale,
+            hidden=tuple(c.net_arch),
+            # one PPO update per n_steps x num_envs learner decisions, as in the SB3 backend
+            train_batch_size=max(c.n_steps * c.num_envs, c.batch_size),
+            minibatch_size=c.batch_size,
+            num_epochs=c.n_epochs,
+            learning_rate=c.learning_rate,
+            gamma=c.gamma,
+            lambda_=c.gae_lambda,
+            entropy_coeff=c.ent_coef,
+            seed=c.seed,
+            policy_mapping_fn=self._mapping(),
+        ).build_algo()
+        if meta is not None:
+            from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+            for name in self.snapshots:  # the modules must exist before their weights come back
+                self.algo.add_module(
+                    module_id=name,
+                    module_spec=RLModuleSpec(module_class=MaskedPPOModule, **self.module_spec_args),
+                    new_agent_to_module_mapping_fn=self._mapping(),
+                    new_should_module_be_updated=[MAIN],
+                )
+            self.algo.restore_from_path(str(last.resolve()))
+            self.num_timesteps = int(meta["num_timesteps"])
+            self.seconds_before = float(meta.get("seconds") or 0.0)
+            self.best_score = meta.get("best_score") if meta.get("best_score") is not None else -math.inf
+            self.history = read_history(self.run_dir)
+
+    # --- league, evaluation, checkpoints -----------------------------------------
+    def snapshot(self) -> None:
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+        name = f"snap_{self.num_timesteps:010d}"
+        self.snapshots.append(name)
+        self.algo.add_module(
+            module_id=name,
+            module_spec=RLModuleSpec(module_class=MaskedPPOModule, **self.module_spec_args),
+            new_agent_to_module_mapping_fn=self._mapping(),
+            new_should_module_be_updated=[MAIN],
+        )
+        # the copy starts as the learner's current weights, on the learner and the env runners
+        self.algo.set_state({"learner_group": {"learner": {"rl_module": {name: self.algo.get_module(MAIN).get_state()}}}})
+        self.algo.env_runner_group.sync_weights(policies=[name])
+
+    def _extra(self) -> dict:
+        return {
+            "best_score": self.best_score if math.isfinite(self.best_score) else None,
+            "seconds": round(self.seconds(), 1),
+            "snapshots": self.snapshots,
+            "interrupted": self.interrupted,
+            "rllib": self.scale,
+        }
+
+    def evaluate(self) -> dict[str, dict]:
+        learner = RLlibPolicyAgent(self.game, self.algo.get_module(MAIN), deterministic=True)
+        results = evaluate_learner(self.config, self.game, learner)
+        self.history.extend(append_eval_rows(self.run_dir, self.num_timesteps, self.seconds(), results))
+        for name, rec in results.items():
+            for key in ("win_rate", "ci_low", "ci_high"):
+                self.writer.add_scalar(f"eval/{key}_vs_{name}", rec[key], self.num_timesteps)
+        score = float(np.mean([r["win_rate"] for r in results.values()]))
+        checkpoints = self.run_dir / "checkpoints"
+        if score > self.best_score:
+            self.best_score = score
+            save_checkpoint(self.algo, checkpoints / "best", self.config, self.game, self.num_timesteps, self._extra())
+        save_checkpoint(self.algo, checkpoints / "last", self.config, self.game, self.num_timesteps, self._extra())
+        return results
+
+    # --- the run ---------------------------------------------------------------
+    def run(self) -> dict:
+        import ray
+        from torch.utils.tensorboard import SummaryWriter
+
+        c = self.config
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.yaml").write_text(yaml.safe_dump({**c.to_dict(), "backend": "rllib", **self.scale}, sort_keys=False))
+        started_ray = not ray.is_initialized()
+        if started_ray:
+            # no address: a local Ray of this command's own, ended below (never someone else's)
+            ray.init(address=self.address or "local", include_dashboard=False, log_to_driver=False, configure_logging=False)
+        self.writer = SummaryWriter(str(self.run_dir / "tb" / "rllib"))
+        try:
+            self._build()
+            stats = self._loop()
+        finally:
+            self.writer.close()
+            if getattr(self, "algo", None) is not None:
+                self.algo.stop()
+            if started_ray:
+                ray.shutdown()
+        write_report(self.run_dir, c, self.game, self.history, stats, "checkpoints/best/")
+        return stats
+
+    def _loop(self) -> dict:
+        c = self.config
+        deadline = self.started + 60 * c.max_minutes if c.max_minutes else math.inf
+        next_eval = (self.num_timesteps // c.eval_every + 1) * c.eval_every
+        next_snapshot = (self.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
+        steps0, t0, env_steps = self.num_timesteps, time.perf_counter(), 0
+        base = None  # learner steps the algorithm counted before this process (resume)
+        eval_seconds = 0.0
+        try:
+            while self.num_timesteps < c.total_timesteps and time.perf_counter() + eval_seconds < deadline:
+                result = self.algo.train()
+                counted = learner_steps(result)
+                if base is None:
+                    base = self.num_timesteps - (counted - self._last_batch(result))
+                self.num_timesteps = base + counted
+                env_steps += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0))
+                returns = result.get("env_runners", {}).get("module_episode_returns_mean", {})
+                for module, value in returns.items():
+                    self.writer.add_scalar(f"train/episode_return_{module}", value, self.num_timesteps)
+                rate = (self.num_timesteps - steps0) / max(time.perf_counter() - t0, 1e-9)
+                self.writer.add_scalar("train/learner_steps_per_second", rate, self.num_timesteps)
+                if self.num_timesteps >= next_snapshot and c.opponents.get("snapshot", 0) > 0:
+                    self.snapshot()
+                    next_snapshot += c.snapshot_every
+                if self.num_timesteps >= next_eval:
+                    started = time.perf_counter()
+                    results = self.evaluate()
+                    eval_seconds = time.perf_counter() - started
+                    next_eval += c.eval_every
+                    if self.progress:
+                        words = " ".join(f"{self.relation} {k} {100 * v['win_rate']:.0f}%" for k, v in results.items())
+                        print(f"  {self.num_timesteps:,} learner steps, {rate:,.0f}/s: {words}", flush=True)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            path = save_checkpoint(self.algo, self.run_dir / "checkpoints" / "last", c, self.game, self.num_timesteps, self._extra())
+            print(f"\ninterrupted at {self.num_timesteps} learner steps; resumable checkpoint: {path}")
+            raise
+        elapsed = time.perf_counter() - t0
+        final = self.evaluate() if self.history == [] or self.history[-1]["timesteps"] != self.num_timesteps else self._last_results()
+        return {
+            "num_timesteps": self.num_timesteps,
+            "seconds": round(self.seconds(), 1),
+            "learner_steps_per_second": (self.num_timesteps - steps0) / elapsed if elapsed > 0 else 0.0,
+            "env_steps_per_second": env_steps / elapsed if elapsed > 0 else 0.0,
+            "final": final,
+            "best_score": self.best_score,
+            "backend": "rllib",
+            **self.scale,
+        }
+
+    @staticmethod
+    def _last_batch(result: dict) -> int:
+        return int(result.get("env_runners", {}).get("num_module_steps_sampled", {}).get(MAIN, 0))
+
+    def _last_results(self) -> dict[str, dict]:
+        """The records of the evaluation at the current step (already in the history)."""
+        rows = [r for r in self.history if r["timesteps"] == self.num_timesteps]
+        return {
+            r["opponent"]: {
+                k: (int(r[k]) if k in ("games", "wins", "draws", "losses") else float(r[k]))
+                for k in ("games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high")
+            }
+            for r in rows
+        }
+
+
+__all__ = ["RLlibTrainer"]
