@@ -130,7 +130,9 @@ def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_pa
     from tardis_envs.cli import main
 
     run = tmp_path / "run"
-    base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run)] + (["--config", config] if config else [])
+    base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run), "--num-env-runners", "2"] + (
+        ["--config", config] if config else []
+    )
     assert main(base + _tiny(1000)) == 0
     for name in (
         "config.yaml",
@@ -272,3 +274,28 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
             if node is not None:
                 node.wait(timeout=60)
         shutil.rmtree(ray_dir, ignore_errors=True)
+
+
+def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from agents.checkpoint import read_meta
+
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--backend", "rllib", "--run-dir", str(run)]
+    proc = subprocess.Popen(command + _tiny(10_000_000), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 240
+    while not (run / "eval.csv").exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 130, err[-2000:]
+    meta = read_meta(run / "checkpoints" / "last")
+    assert meta["interrupted"] is True and meta["num_timesteps"] > 0
+    out = subprocess.run(command + _tiny(meta["num_timesteps"] + 500) + ["--resume"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert read_meta(run / "checkpoints" / "last")["num_timesteps"] > meta["num_timesteps"]

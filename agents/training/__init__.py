@@ -5,4 +5,6 @@
   that plays the opponents' moves inside) and ``OpponentPool``.
 * :mod:`.aec_gym` - the baseline: one PettingZoo AEC game as a single-agent Gymnasium env.
 * :mod:`.train`   - the training run: evaluation, logging, checkpoints, resume, plots.
+* :mod:`.rllib_backend`, :mod:`.rllib_train` - the Ray RLlib backend (``train --backend
+  rllib``; the ``distributed`` extra): masked PPO module, league, the same run folder.
 """

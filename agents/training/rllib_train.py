@@ -114,9 +114,11 @@ class RLlibTrainer:
             c.options,
             **self.scale,
             hidden=tuple(c.net_arch),
-            # one PPO update per n_steps x num_envs learner decisions, as in the SB3 backend
-            train_batch_size=max(c.n_steps * c.num_envs, c.batch_size),
-            minibatch_size=c.batch_size,
+            # RLlib counts a batch in env steps, of which the learner takes about 1/num_players:
+            # one PPO update per ~n_steps x num_envs learner decisions, as in the SB3 backend; a
+            # minibatch never larger than the learner's share (RLlib skips the update otherwise)
+            train_batch_size=c.n_steps * c.num_envs * self.game.num_players,
+            minibatch_size=min(c.batch_size, max(c.n_steps * c.num_envs // 2, 1)),
             num_epochs=c.n_epochs,
             learning_rate=c.learning_rate,
             gamma=c.gamma,
