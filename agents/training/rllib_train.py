@@ -35,11 +35,11 @@ import yaml
 
 from tardis_envs import env_module
 
-from ..checkpoint import CheckpointError, check_compatible, option_differences, read_meta
+from ..checkpoint import CheckpointError
 from ..rllib_agent import RLlibPolicyAgent
 from .config import TrainConfig
 from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, ppo_config, save_checkpoint, spaces
-from .train import append_eval_rows, evaluate_learner, read_history, write_report
+from .train import append_eval_rows, evaluate_learner, read_history, resumable_meta, write_report
 
 
 class RLlibTrainer:
@@ -99,15 +99,9 @@ class RLlibTrainer:
         last = self.run_dir / "checkpoints" / "last"
         meta = None
         if self.resume:
-            meta = read_meta(last)
+            meta = resumable_meta(last, c, self.game, self.run_dir)
             if meta.get("backend") != "rllib":
                 raise CheckpointError(f"--resume: {str(last)!r} was not written by the rllib backend")
-            if meta["env_id"] != c.env_id:
-                raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['env_id']!r}")
-            differing = option_differences(meta.get("options") or {}, self.game.options)
-            if differing:
-                raise CheckpointError(f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options ({differing})")
-            check_compatible(meta, self.game, last)
             self.snapshots = list(meta.get("snapshots") or [])
         self.algo = ppo_config(
             c.env_id,

@@ -101,6 +101,25 @@ def append_eval_rows(run_dir: Path, timesteps: int, seconds: float, results: dic
     return rows
 
 
+def resumable_meta(last: Path, config: TrainConfig, game, run_dir: Path) -> dict:
+    """The metadata of a run's last checkpoint, checked for ``--resume``: same game, same
+    rule options, compatible with this version of the game (both backends)."""
+    if not last.exists():
+        raise CheckpointError(f"--resume: no checkpoint at {str(last)!r}")
+    meta = read_meta(last)
+    if meta["env_id"] != config.env_id:
+        raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['env_id']!r}")
+    differing = option_differences(meta.get("options") or {}, game.options)
+    if differing:
+        raise CheckpointError(
+            f"--resume: the run in {str(run_dir)!r} was trained under other rule options "
+            f"({differing}); resume it with its own config ({str(run_dir / 'config.yaml')!r}) "
+            "or start a new run"
+        )
+    check_compatible(meta, game, last)
+    return meta
+
+
 def read_history(run_dir: Path) -> list[dict]:
     """The rows of a run's eval.csv (empty before its first evaluation)."""
     path = Path(run_dir) / "eval.csv"
@@ -139,19 +158,7 @@ class Trainer:
         self.pool = OpponentPool(self.game, config.opponents, seed=config.seed, max_snapshots=config.max_snapshots)
         last = self.run_dir / "checkpoints" / "last.zip"
         if self.resume:
-            if not last.exists():
-                raise CheckpointError(f"--resume: no checkpoint at {str(last)!r}")
-            meta = read_meta(last)
-            if meta["config"].get("env_id") != config.env_id:
-                raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['config'].get('env_id')!r}")
-            differing = option_differences(meta.get("options") or {}, self.game.options)
-            if differing:
-                raise CheckpointError(
-                    f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options "
-                    f"({differing}); resume it with its own config ({str(self.run_dir / 'config.yaml')!r}) "
-                    "or start a new run"
-                )
-            check_compatible(meta, self.game, last)
+            meta = resumable_meta(last, config, self.game, self.run_dir)
             self.best_score = meta.get("best_score", -math.inf)
             self.seconds_before = meta.get("seconds", 0.0)
             for snap in meta.get("snapshots", []):
