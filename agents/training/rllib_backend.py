@@ -216,13 +216,14 @@ def ppo_config(
     gamma: float = 0.995,
     lambda_: float = 0.95,
     entropy_coeff: float = 0.01,
+    clip_param: float = 0.2,
     seed: int = 0,
     policy_mapping_fn: Any = None,
     fixed_modules: tuple[str, ...] = (RANDOM, HEURISTIC),
 ) -> PPOConfig:
     """The run's ``PPOConfig``: one learning module (``main``) and the fixed league
-    members (``random``); ``policy_mapping_fn`` decides who plays which seat (default:
-    ``main`` everywhere, plain self-play)."""
+    members in ``fixed_modules`` (``random``, ``heuristic``); ``policy_mapping_fn``
+    decides who plays which seat (default: ``main`` everywhere, plain self-play)."""
     observation_space, action_space, _ = spaces(env_id, options)
     specs = {
         MAIN: RLModuleSpec(
@@ -257,6 +258,7 @@ def ppo_config(
             gamma=gamma,
             lambda_=lambda_,
             entropy_coeff=entropy_coeff,
+            clip_param=clip_param,
         )
         .debugging(seed=seed)
     )

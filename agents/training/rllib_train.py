@@ -118,6 +118,7 @@ class RLlibTrainer:
             gamma=c.gamma,
             lambda_=c.gae_lambda,
             entropy_coeff=c.ent_coef,
+            clip_param=c.clip_range,
             seed=c.seed,
             policy_mapping_fn=self._mapping(),
         ).build_algo()
