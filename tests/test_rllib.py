@@ -72,7 +72,8 @@ def test_sampled_episodes_hold_no_illegal_action(local_ray, env_id, options):
     try:
         episodes = algo.env_runner.sample(num_timesteps=1500, random_actions=False)
         modules = {episode.module_for(agent) for episode in episodes for agent in episode.agent_ids}
-        assert sum(len(e) for e in episodes) >= 1500 and modules == {MAIN, RANDOM}
+        solo = len(spaces(env_id, options)[2]) == 1  # one Doctor alone: no seat for the random module
+        assert sum(len(e) for e in episodes) >= 1500 and modules == ({MAIN} if solo else {MAIN, RANDOM})
     finally:
         algo.stop()
 
@@ -185,6 +186,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
 def _node_ports() -> list[str]:
     """Every port a node opens, picked free here, so the test meets no other Ray."""
     low = _free_port()
@@ -234,8 +242,10 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
     )
     worker = None
     try:
-        time.sleep(8)
-        assert head.poll() is None, "the head node did not start"
+        deadline = time.time() + 90  # a loaded machine starts a head slowly: wait for its port
+        while time.time() < deadline and head.poll() is None and not _listening(port):
+            time.sleep(0.5)
+        assert head.poll() is None and _listening(port), "the head node did not start"
         worker = subprocess.Popen(
             [ray_cli, "start", f"--address=127.0.0.1:{port}", *common[:4], *_node_ports()],
             env=env,
