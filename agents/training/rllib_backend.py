@@ -52,7 +52,7 @@ import tardis_envs
 
 from ..checkpoint import write_meta_dir
 from .config import TrainConfig
-from .train import _meta
+from .train import checkpoint_meta
 
 ENV_NAME = "tardis_envs_pettingzoo"
 MAIN = "main"  # the policy that learns
@@ -279,7 +279,7 @@ def save_checkpoint(algo: Any, path: str | Path, config: TrainConfig, game: Any,
     if tmp.exists():
         shutil.rmtree(tmp)
     algo.save_to_path(str(tmp.resolve()))
-    write_meta_dir(tmp, _meta(config, game, num_timesteps, {"backend": "rllib", **(extra or {})}))
+    write_meta_dir(tmp, checkpoint_meta(config, game, num_timesteps, {"backend": "rllib", **(extra or {})}))
     if path.exists():
         old = path.with_name(path.name + ".old")
         if old.exists():

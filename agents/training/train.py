@@ -39,7 +39,8 @@ EVAL_SEED = 10_000_000  # evaluation games never share seeds with training games
 CSV_FIELDS = ["timesteps", "seconds", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
 
 
-def _meta(config: TrainConfig, game, num_timesteps: int, extra: dict | None = None) -> dict:
+def checkpoint_meta(config: TrainConfig, game, num_timesteps: int, extra: dict | None = None) -> dict:
+    """What a checkpoint says it was trained on (both backends write it; loading checks it)."""
     return {
         "env_id": game.spec.env_id,
         "env_version": game.spec.version,
@@ -59,7 +60,7 @@ def save_checkpoint(model, path: Path, config: TrainConfig, game, extra: dict | 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.zip")
     model.save(str(tmp))
-    write_meta(tmp, _meta(config, game, model.num_timesteps, extra))
+    write_meta(tmp, checkpoint_meta(config, game, model.num_timesteps, extra))
     os.replace(tmp, path)  # never leave a half-written checkpoint behind
     return path
 
