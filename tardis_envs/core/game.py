@@ -39,7 +39,19 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 
 from .options import Option, validate_options
-from .state import CURRENT_PLAYER, ILLEGAL_BY, MAX_PLAYERS, REWARDS, RNG_COUNTER, RNG_KEY, STATUS, STATUS_NAMES, TERMINATED, VARIANT
+from .state import (
+    CHANCE_TAPE,
+    CURRENT_PLAYER,
+    ILLEGAL_BY,
+    MAX_PLAYERS,
+    REWARDS,
+    RNG_COUNTER,
+    RNG_KEY,
+    STATUS,
+    STATUS_NAMES,
+    TERMINATED,
+    VARIANT,
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +91,8 @@ class Game:
     ``tables`` (``int64`` content and option table), ``num_players``,
     ``agent_names``, ``num_actions``, ``observation_shape``,
     ``observation_high`` (upper bound of every observation entry; the lower
-    bound is ``observation_low``), ``state_size`` and ``max_game_length``.
+    bound is ``observation_low``), ``state_size``, ``max_game_length`` and, for a
+    game with chance, ``max_chance_outcomes``.
     """
 
     spec: ClassVar[GameSpec]
@@ -96,6 +109,9 @@ class Game:
     observation_high: float
     state_size: int
     max_game_length: int
+    # the most outcomes one chance draw can have (a uniform draw's n; 2 for a coin;
+    # 0 without chance): OpenSpiel's max_chance_outcomes, checked by the chance tests
+    max_chance_outcomes: int = 0
 
     def __init__(self, **options: Any):
         self.options = validate_options(self.spec.env_id, self.spec.options, options)
@@ -151,6 +167,8 @@ class Game:
             raise ValueError(
                 f"{self.spec.env_id}: corrupt state: illegal-action word {arr[ILLEGAL_BY]} (a seat + 1 of a terminated game, or 0)"
             )
+        if arr[CHANCE_TAPE] != 0:
+            raise ValueError(f"{self.spec.env_id}: corrupt state: chance-tape word {arr[CHANCE_TAPE]} must be 0 in a stored state")
         if arr[VARIANT] != self.variant:
             raise ValueError(
                 f"{self.spec.env_id}: the state was made under other rule options than this env's "

@@ -12,6 +12,17 @@ The hash is SplitMix64's finaliser applied twice with the key folded in between,
 which passes the usual equidistribution checks for the short streams a game uses.
 Integer draws below ``n`` use rejection sampling, so every outcome is exactly
 equally likely (tests enumerate chance tables and rely on that).
+
+Every chance event of every game is one of three draws: :func:`rng_below` (a
+uniform outcome in ``[0, n)``; a shuffle is a sequence of them, one per
+Fisher–Yates step), :func:`rng_bit` (a fair coin) and :func:`rng_ppm` (a coin
+that comes up 1 with probability ``ppm / 1,000,000``). That is what makes
+explicit chance (:mod:`tardis_envs.core.chance`) possible without touching a
+game's rules: when the state's ``CHANCE_TAPE`` word is non-zero, each draw
+still advances the generator exactly as it would have, then takes its outcome
+from the tape if one is written there for it, and records what it drew and the
+shape of the chance event (``n``, or ``-ppm`` for a biased coin). The word is 0
+in every stored state, so the sampled path costs one load and one branch.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import njit
+from .state import CHANCE_TAPE
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -54,15 +66,60 @@ def rng_next(state, at):
     return out
 
 
+# Layout of the chance tape at ``state[state[CHANCE_TAPE]:]`` (see core/chance.py).
+TAPE_FORCED = 0  # outcomes written by the caller, taken by the first draws
+TAPE_TAKEN = 1  # draws made so far in this replay
+TAPE_CAPACITY = 2  # draws the tape can record
+TAPE_HEADER = 3  # then CAPACITY outcome words, then CAPACITY shape words
+PPM = 1_000_000
+
+
+@njit
+def _tape(state, shape, drawn):
+    """The outcome of a draw of ``shape`` while a chance tape is attached: the
+    forced one if the caller wrote it, else the generator's ``drawn``; recorded."""
+    t = state[CHANCE_TAPE]
+    i = state[t + TAPE_TAKEN]
+    capacity = state[t + TAPE_CAPACITY]
+    outcome = drawn
+    if i < capacity:
+        if i < state[t + TAPE_FORCED]:
+            outcome = state[t + TAPE_HEADER + i]
+        state[t + TAPE_HEADER + i] = outcome
+        state[t + TAPE_HEADER + capacity + i] = shape
+    state[t + TAPE_TAKEN] = i + 1
+    return outcome
+
+
 @njit
 def rng_bit(state, at):
     """One fair coin: 0 or 1."""
-    return np.int64(rng_next(state, at) >> _S63)
+    bit = np.int64(rng_next(state, at) >> _S63)
+    if state[CHANCE_TAPE] != 0:
+        bit = _tape(state, 2, bit)
+    return bit
+
+
+@njit
+def rng_ppm(state, at, ppm):
+    """A biased coin: 1 with probability ``ppm`` in a million (exactly), else 0."""
+    hit = np.int64(1) if _below(state, at, PPM) < ppm else np.int64(0)
+    if state[CHANCE_TAPE] != 0:
+        hit = _tape(state, -ppm, hit)
+    return hit
 
 
 @njit
 def rng_below(state, at, n):
     """A uniform integer in ``[0, n)``, exactly (rejection, no modulo bias)."""
+    x = _below(state, at, n)
+    if state[CHANCE_TAPE] != 0:
+        x = _tape(state, n, x)
+    return x
+
+
+@njit
+def _below(state, at, n):
     span = np.uint64(n)
     top = np.uint64(0x7FFFFFFFFFFFFFFF)
     limit = top - (top % span)  # largest multiple of n that fits 63 bits

@@ -172,6 +172,8 @@ class TimeOfTheDaleks(Game):
         self.observation_high = 4.0
         self.state_size = L.STATE_SIZE
         self.max_game_length = 200 * o["max_rounds"] * n
+        c = self.content  # a draw picks from a deck, a hand, the Doctors or a die
+        self.max_chance_outcomes = max(len(c.companions), len(c.cards), len(c.locations), len(c.dilemmas), len(c.anomalies), 6, n)
         self._row_names = self._ability_names()
 
     # --- names ------------------------------------------------------------------------

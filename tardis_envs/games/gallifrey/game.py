@@ -10,7 +10,21 @@ from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
 from . import batch, rules
-from .content import ASPECTS, CONDITIONS, DECK_SIZE, MAX_ACQUIRED, MODES, T_MODE, T_THREAT, THREATS, Content, build_tables, load_content
+from .content import (
+    ASPECTS,
+    CONDITIONS,
+    DECK_SIZE,
+    MAX_ACQUIRED,
+    MODES,
+    T_MODE,
+    T_NUM_CHARACTERS,
+    T_NUM_SCENES,
+    T_THREAT,
+    THREATS,
+    Content,
+    build_tables,
+    load_content,
+)
 from .rules import (
     DECK,
     DECK_POS,
@@ -176,6 +190,8 @@ class GallifreyDuel(Game):
         self.observation_high = 1.0
         self.state_size = STATE_SIZE
         self.max_game_length = 2 * o["max_exchanges"]
+        # a shuffle step of the deck, a character or scene drawn for the pairing
+        self.max_chance_outcomes = int(max(DECK_SIZE, self.tables[T_NUM_CHARACTERS], self.tables[T_NUM_SCENES]))
 
     # --- state checks ---------------------------------------------------------------
     def _check_fields(self, state: np.ndarray) -> None:

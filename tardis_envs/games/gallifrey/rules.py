@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from ...core.jit import njit
 from ...core.rewards import clear_rewards, reward_win
-from ...core.rng import rng_below, rng_shuffle
+from ...core.rng import rng_below, rng_ppm, rng_shuffle
 from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
 from .content import (
     C_ACQUIRED,
@@ -205,7 +205,7 @@ def _begin_exchange(state, tables):
     """The GM may insist on a draw for each side (``forced_draw_p``)."""
     ppm = tables[T_FORCED_PPM]
     for s in range(2):
-        state[side(s, F_FORCED)] = 1 if ppm > 0 and rng_below(state, RNG_KEY, 1_000_000) < ppm else 0
+        state[side(s, F_FORCED)] = 1 if ppm > 0 and rng_ppm(state, RNG_KEY, ppm) == 1 else 0
     state[CURRENT_PLAYER] = 0
     state[PENDING] = -1
 

@@ -110,6 +110,8 @@ class KeysToTheTardis(Game):
         self.observation_high = 1.0
         self.state_size = STATE_SIZE
         self.max_game_length = 3 * self.options["max_turns"]
+        # a shuffle step of the door tiles or of the deck
+        self.max_chance_outcomes = max(NUM_TILES - 1, int(self.tables[rules.T_CARD_COUNT : rules.T_CARD_COUNT + NUM_CARD_TYPES].sum()))
 
     # --- helpers ---------------------------------------------------------------
     def hand(self, state: np.ndarray, seat: int) -> dict[str, int]:

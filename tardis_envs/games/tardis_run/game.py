@@ -112,6 +112,7 @@ class TardisRun(Game):
         self.observation_high = 1.0
         self.state_size = STATE_SIZE
         self.max_game_length = 2 * self.options["max_turns"]  # each turn: a roll and maybe an extra move
+        self.max_chance_outcomes = 2  # each paddle is a coin
 
     # --- state checks ---------------------------------------------------------------
     def progress(self, state: np.ndarray, seat: int) -> list[int]:
