@@ -15,8 +15,15 @@ AGENT_KINDS = {"random": RandomAgent, "heuristic": HeuristicAgent}
 
 def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     """An agent by name for ``game`` (an env's ``Game``): ``random``, ``heuristic``,
-    ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), ``ppo:<checkpoint.zip>`` (an SB3 policy) or ``rllib:<checkpoint folder>`` (an RLlib policy), loaded and checked against the game."""
+    ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), ``ppo:<checkpoint.zip>`` (an SB3 policy),
+    ``rllib:<checkpoint folder>`` (an RLlib policy), loaded and checked against the game, or a search agent
+    ``mcts:<simulations>`` / ``ismcts:<simulations>`` (more settings after colons: ``mcts:400:c=2:rollout=200``)."""
     kind = spec.strip()
+    head, _, rest = kind.partition(":")
+    if head.lower() in ("mcts", "ismcts"):
+        from .search_agent import SearchAgent
+
+        return SearchAgent(game, seed=seed, kind=head.lower(), settings=rest)
     if kind.lower().startswith("ppo:"):
         from .policy_agent import PolicyAgent
 
@@ -32,7 +39,8 @@ def make_agent(spec: str, game, seed: int | None = None) -> Agent:
         return HeuristicAgent(game, seed=seed, preset=kind.split(":", 1)[1])
     if kind not in AGENT_KINDS:
         raise ValueError(
-            f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}, heuristic:<preset>, ppo:<checkpoint.zip>, rllib:<checkpoint folder>"
+            f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}, heuristic:<preset>, ppo:<checkpoint.zip>, "
+            "rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations>"
         )
     return AGENT_KINDS[kind](game, seed=seed)
 

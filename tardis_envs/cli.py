@@ -484,7 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         help="two or more agents, comma-separated: random, heuristic, heuristic:<preset>, "
-        "ppo:<checkpoint.zip>, rllib:<checkpoint folder> (default from the config: heuristic,random)",
+        "ppo:<checkpoint.zip>, rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations> "
+        "(default from the config: heuristic,random)",
     )
     p.add_argument("--games", type=int, help="number of games (a multiple of the player count; default 2000)")
     p.add_argument("--seed", type=int, help="seed of the first game (default 0)")
@@ -529,7 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--opponent",
         default="heuristic",
-        help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>, rllib:<checkpoint folder>; default heuristic)",
+        help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>, rllib:<checkpoint folder>, ismcts:<simulations>; default heuristic)",
     )
     p.add_argument("--seat", type=int, default=1, help="your seat, 0 moves first (default 1)")
     p.add_argument("--seed", type=int, default=None)

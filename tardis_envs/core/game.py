@@ -28,6 +28,10 @@ work for all of them):
 ``batch_reset`` / ``batch_step``
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
     of :mod:`tardis_envs.core.batch` with the kernels above.
+``search(root, tables, num_actions, num_players, params, gen, root_visits)``
+    also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
+    game's kernels and its ``resample_hidden`` (``hidden.py`` in a game with
+    hidden information: redeal what a seat cannot see).
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ class Kernels:
     observe: Callable
     batch_reset: Callable
     batch_step: Callable
+    search: Callable
 
 
 class Game:

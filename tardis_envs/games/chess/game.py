@@ -118,7 +118,7 @@ class TimelordChess(Game):
     """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search)
     game_over = (layout.PHASE, layout.PHASE_OVER)
 
     def _build(self) -> None:

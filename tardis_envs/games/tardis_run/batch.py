@@ -8,8 +8,9 @@ and then refuses to cache the batch kernel (measured with numba 0.68).
 
 from __future__ import annotations
 
+from ...core import search as core_search
 from ...core.batch import next_key, reset_one, step_one
-from ...core.jit import njit_parallel, prange
+from ...core.jit import njit, njit_parallel, prange
 from . import rules
 
 
@@ -26,3 +27,11 @@ def batch_step(states, tables, actions, obs, masks, rewards, done, with_obs):
             rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], with_obs
         ):
             reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], with_obs)
+
+
+@njit
+def search(root, tables, num_actions, num_players, params, gen, root_visits):
+    """MCTS/ISMCTS from ``root`` (:func:`tardis_envs.core.search.search_body`)."""
+    return core_search.search_body(
+        rules.step, rules.legal_mask, core_search.no_hidden, root, tables, num_actions, num_players, params, gen, root_visits
+    )

@@ -97,7 +97,7 @@ class TardisRun(Game):
     """TARDIS Run; see :mod:`tardis_envs.tardis_run_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step)
+    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:

@@ -1,0 +1,112 @@
+"""Search agents: MCTS (``mcts:<simulations>``) and ISMCTS (``ismcts:<simulations>``).
+
+Both run :mod:`tardis_envs.core.search` (compiled, one body for every game) on the
+game's own kernels; see that module for the algorithm. Spec grammar:
+
+    mcts:400                  400 simulations per decision
+    ismcts:400:c=2:rollout=200  UCT constant 2, playouts cut after 200 steps (scored 0)
+
+``mcts`` reads the full state, so it is offered only in games without hidden
+information (TARDIS Run, Dr. Who Chess); ``ismcts`` redeals what the mover
+cannot see before every simulation and plays every game (in a game without
+hidden information it is the same search as ``mcts``). Rows of a batch are
+searched on threads (the kernels release the GIL).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from tardis_envs.core.search import NUM_PARAMS, P_DETERMINIZE, P_ROLLOUT_LIMIT, P_SIMULATIONS, P_UCT_C, new_generator
+
+from .base import Agent
+
+DEFAULT_UCT_C = 1.4
+MAX_SIMULATIONS = 10_000_000
+
+
+def parse_search_spec(kind: str, text: str) -> dict:
+    """``"400:c=2:rollout=200"`` -> ``{"simulations": 400, "c": 2.0, "rollout": 200}`` (with defaults)."""
+    parts = [p.strip() for p in text.split(":")] if text.strip() else []
+    usage = f"{kind}:<simulations>[:c=<UCT constant>][:rollout=<max playout steps>], e.g. {kind}:400"
+    if not parts:
+        raise ValueError(f"agent {kind!r} needs a number of simulations: {usage}")
+    try:
+        simulations = int(parts[0])
+    except ValueError:
+        raise ValueError(f"agent {kind}:{text}: simulations must be an integer, got {parts[0]!r}; {usage}") from None
+    if not 1 <= simulations <= MAX_SIMULATIONS:
+        raise ValueError(f"agent {kind}:{text}: simulations must be in 1..{MAX_SIMULATIONS}, got {simulations}")
+    out = {"simulations": simulations, "c": DEFAULT_UCT_C, "rollout": None}
+    for part in parts[1:]:
+        key, _, value = part.partition("=")
+        key = key.strip()
+        if key not in ("c", "rollout") or not value:
+            raise ValueError(f"agent {kind}:{text}: unknown setting {part!r}; {usage}")
+        try:
+            number = float(value) if key == "c" else int(value)
+        except ValueError:
+            raise ValueError(f"agent {kind}:{text}: {key} must be a number, got {value!r}") from None
+        if not np.isfinite(number) or number < (0 if key == "c" else 1):
+            raise ValueError(f"agent {kind}:{text}: {key} must be {'>= 0' if key == 'c' else '>= 1'}, got {value!r}")
+        out[key] = number
+    return out
+
+
+class SearchAgent(Agent):
+    """MCTS or ISMCTS over the game's kernels (``kind`` is ``"mcts"`` or ``"ismcts"``)."""
+
+    needs_observations = False
+
+    def __init__(self, game, seed: int | None = None, kind: str = "ismcts", settings: str = "400"):
+        super().__init__(game, seed)
+        if kind not in ("mcts", "ismcts"):
+            raise ValueError(f"unknown search agent {kind!r}: mcts or ismcts")
+        if kind == "mcts" and game.spec.hidden_information:
+            raise ValueError(
+                f"agent mcts would read the hidden information of {game.spec.env_id} (other hands, face-down tiles, ...); "
+                f"use ismcts:<simulations>, which redeals what the mover cannot see"
+            )
+        self.kind = kind
+        self.settings = parse_search_spec(kind, settings)
+        self.name = f"{kind}:{self.settings['simulations']}"
+        self.params = np.zeros(NUM_PARAMS, dtype=np.float64)
+        self.params[P_SIMULATIONS] = self.settings["simulations"]
+        self.params[P_UCT_C] = self.settings["c"]
+        rollout = self.settings["rollout"]
+        self.params[P_ROLLOUT_LIMIT] = rollout if rollout is not None else max(game.max_game_length, 1)
+        self.params[P_DETERMINIZE] = 1.0 if kind == "ismcts" else 0.0
+        self.threads = max(1, min(os.cpu_count() or 1, 8))
+        self._pool: ThreadPoolExecutor | None = None
+
+    def search(self, state: np.ndarray, gen_seed: int) -> tuple[int, np.ndarray]:
+        """The chosen action and the root's visit counts for one state."""
+        game = self.game
+        visits = np.zeros(game.num_actions, dtype=np.int64)
+        state = np.ascontiguousarray(state, dtype=np.int64)
+        action = game.kernels.search(state, game.tables, game.num_actions, game.num_players, self.params, new_generator(gen_seed), visits)
+        return int(action), visits
+
+    def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        seeds = self.rng.integers(0, 1 << 62, size=states.shape[0])
+        out = np.empty(states.shape[0], dtype=np.int64)
+        rows = range(states.shape[0])
+
+        def one(i: int) -> int:
+            legal = np.flatnonzero(masks[i])
+            if legal.size == 1:  # nothing to think about
+                return int(legal[0])
+            return self.search(states[i], int(seeds[i]))[0]
+
+        if states.shape[0] == 1 or self.threads == 1:
+            for i in rows:
+                out[i] = one(i)
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads)
+            for i, action in zip(rows, self._pool.map(one, rows)):
+                out[i] = action
+        return out
