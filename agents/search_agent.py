@@ -16,6 +16,7 @@ searched on threads (the kernels release the GIL).
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -81,6 +82,8 @@ class SearchAgent(Agent):
         self.params[P_DETERMINIZE] = 1.0 if kind == "ismcts" else 0.0
         self.threads = max(1, min(os.cpu_count() or 1, 8))
         self._pool: ThreadPoolExecutor | None = None
+        self.searches = 0  # decisions searched (a single legal action is not searched)
+        self.search_seconds = 0.0  # their summed time on one thread each
 
     def search(self, state: np.ndarray, gen_seed: int) -> tuple[int, np.ndarray]:
         """The chosen action and the root's visit counts for one state."""
@@ -95,11 +98,16 @@ class SearchAgent(Agent):
         out = np.empty(states.shape[0], dtype=np.int64)
         rows = range(states.shape[0])
 
+        seconds = np.zeros(states.shape[0])
+
         def one(i: int) -> int:
             legal = np.flatnonzero(masks[i])
             if legal.size == 1:  # nothing to think about
                 return int(legal[0])
-            return self.search(states[i], int(seeds[i]))[0]
+            started = time.perf_counter()
+            action = self.search(states[i], int(seeds[i]))[0]
+            seconds[i] = time.perf_counter() - started
+            return action
 
         if states.shape[0] == 1 or self.threads == 1:
             for i in rows:
@@ -109,4 +117,6 @@ class SearchAgent(Agent):
                 self._pool = ThreadPoolExecutor(self.threads)
             for i, action in zip(rows, self._pool.map(one, rows)):
                 out[i] = action
+        self.searches += int(np.count_nonzero(seconds))
+        self.search_seconds += float(seconds.sum())
         return out

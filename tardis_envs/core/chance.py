@@ -31,6 +31,7 @@ hidden tiles and deck shuffles are the first chance nodes of the tree.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from typing import Any
 
@@ -204,6 +205,17 @@ class Position:
         # states are never written in place once made, so sharing them is safe
         return Position(self.game, self.state, self.base, self.move, self.forced, self.shape)
 
+    def __deepcopy__(self, memo) -> "Position":
+        return self.clone()  # the rules (game) are shared, never copied
+
+    def __reduce__(self):
+        # pickled by variant, not by the rule tables: the game is rebuilt (once) on loading
+        game = self.game
+        return (
+            _restore,
+            (game.spec.env_id, tuple(sorted(game.options.items())), self.state, self.base, self.move, self.forced, self.shape),
+        )
+
     def returns(self) -> np.ndarray:
         """Each seat's return: the rewards of the step that ended the game, else zeros
         (every game rewards only its last step)."""
@@ -215,3 +227,17 @@ class Position:
         if self.state is None:
             return f"Position({self.game.spec.env_id}, chance after move {self.move}, outcomes so far {list(self.forced)})"
         return f"Position({self.game.spec.env_id}, player {self.current_player()})"
+
+
+@functools.lru_cache(maxsize=64)
+def _game_of(env_id: str, options: tuple):
+    import tardis_envs
+
+    return tardis_envs.env_module(env_id).raw_env(**dict(options)).game
+
+
+def _restore(env_id, options, state, base, move, forced, shape) -> Position:
+    game = _game_of(env_id, options)
+    if state is not None:
+        state = game.check_state(state)
+    return Position(game, state, base, move, forced, shape)

@@ -43,6 +43,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 
 from .options import Option, validate_options
+from .search import no_hidden
 from .state import (
     CHANCE_TAPE,
     CURRENT_PLAYER,
@@ -87,6 +88,8 @@ class Kernels:
     batch_reset: Callable
     batch_step: Callable
     search: Callable
+    # redeal in place what a seat cannot see (ISMCTS, OpenSpiel's resample_from_infostate)
+    resample_hidden: Callable = no_hidden
 
 
 class Game:

@@ -9,7 +9,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, rules
+from . import batch, hidden, rules
 from .content import (
     ASPECTS,
     CONDITIONS,
@@ -170,7 +170,9 @@ class GallifreyDuel(Game):
     """Ghosts of Gallifrey duel; see :mod:`tardis_envs.gallifrey_duel_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search)
+    kernels = Kernels(
+        rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search, hidden.resample_hidden
+    )
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
