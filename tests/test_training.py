@@ -255,8 +255,11 @@ def test_train_config_validation():
         TrainConfig.from_dict({"learning_rat": 0.1})
     with pytest.raises(ValueError, match="'num_envs' must be a positive integer"):
         TrainConfig.from_dict({"num_envs": 0})
-    with pytest.raises(ValueError, match="unknown kind 'mcts'"):
+    with pytest.raises(ValueError, match="unknown kind 'alphazero'"):
+        TrainConfig.from_dict({"opponents": {"alphazero": 1.0}})
+    with pytest.raises(ValueError, match="needs a number of simulations"):
         TrainConfig.from_dict({"opponents": {"mcts": 1.0}})
+    assert TrainConfig.from_dict({"opponents": {"random": 0.5, "ismcts:20": 0.5}}).opponents["ismcts:20"] == 0.5
     assert TrainConfig.from_dict({}).env_id == "tardis_run_v0"
 
 
@@ -312,6 +315,21 @@ def test_selfplay_vecenv_api_and_masks():
         episodes += sum("episode" in info for info in infos)
     assert episodes > 0
     assert vec.get_attr("render_mode") == [None] * 8
+
+
+def test_search_agents_are_training_opponents():
+    game = tardis_envs.env_module("gallifrey_duel_v1").Game()
+    pool = OpponentPool(game, {"random": 0.5, "ismcts:5": 0.5})
+    assert pool.names == ["random", "ismcts:5"]
+    vec = SelfPlayVecEnv("gallifrey_duel_v1", 8, pool, seed=1)
+    vec.reset()
+    rng = np.random.default_rng(0)
+    met = set()
+    for _ in range(60):
+        masks = vec.action_masks()
+        _, _, _, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        met |= {info["opponent"] for info in infos if "opponent" in info}
+    assert met == {"random", "ismcts:5"}
 
 
 def test_learner_seats_are_drawn_per_game():

@@ -10,6 +10,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from ..search_agent import parse_search_spec
+
+
+def is_search_spec(key: str) -> bool:
+    return key.split(":", 1)[0] in ("mcts", "ismcts")
+
 
 @dataclass
 class TrainConfig:
@@ -52,7 +58,8 @@ class TrainConfig:
     max_snapshots: int = 5
     """Snapshots kept in the pool (the oldest leave first)."""
     opponents: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.5, "snapshot": 0.3})
-    """Probability of each opponent kind per game (renormalised over the kinds available)."""
+    """Probability of each opponent kind per game (renormalised over the kinds available); besides
+    random, heuristic and snapshot, a search agent such as ``ismcts:50`` (sb3 backend)."""
     num_threads: int = 0
     """Torch and numba threads (0: leave the defaults)."""
 
@@ -81,9 +88,18 @@ class TrainConfig:
             raise ValueError(f"{where}: 'max_minutes' must be >= 0, got {self.max_minutes!r}")
         if not isinstance(self.opponents, dict) or not self.opponents:
             raise ValueError(f"{where}: 'opponents' must map random/heuristic/snapshot to weights")
-        bad = sorted(set(self.opponents) - {"random", "heuristic", "snapshot"})
+        bad = sorted(k for k in self.opponents if k not in ("random", "heuristic", "snapshot") and not is_search_spec(k))
         if bad:
-            raise ValueError(f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, snapshot")
+            raise ValueError(
+                f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, snapshot, mcts:<simulations>, ismcts:<simulations>"
+            )
+        for key in self.opponents:
+            if is_search_spec(key):
+                kind, _, settings = key.partition(":")
+                try:
+                    parse_search_spec(kind, settings)
+                except ValueError as exc:
+                    raise ValueError(f"{where}: opponents: {exc}") from None
         if any(not isinstance(w, (int, float)) or w < 0 for w in self.opponents.values()) or not any(
             self.opponents.get(k, 0) > 0 for k in ("random", "heuristic")
         ):

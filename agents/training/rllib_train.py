@@ -71,6 +71,7 @@ class RLlibTrainer:
         self.address = address
         self.scale = {"num_env_runners": num_env_runners, "num_envs_per_env_runner": num_envs_per_env_runner, "num_learners": num_learners}
         self.game = env_module(config.env_id).Game(**config.options)
+        self._check_opponents()
         self.relation = "with" if self.game.spec.cooperative else "vs"
         self.history: list[dict] = []
         self.best_score = -math.inf
@@ -84,6 +85,11 @@ class RLlibTrainer:
         return self.seconds_before + time.perf_counter() - self.started
 
     # --- setup ---------------------------------------------------------------
+    def _check_opponents(self) -> None:
+        search = sorted(k for k in self.config.opponents if k.split(":", 1)[0] in ("mcts", "ismcts"))
+        if search:
+            raise ValueError(f"opponents: {search[0]!r}: search opponents are played by the sb3 backend only (--backend sb3)")
+
     def _mapping(self) -> LeagueMapping:
         live = tuple(self.snapshots[-self.config.max_snapshots :]) if self.config.max_snapshots else ()
         return LeagueMapping(self.agent_names, self.config.opponents, live)

@@ -24,10 +24,12 @@ from tardis_envs import vector
 from ..base import Agent
 from ..heuristics import HeuristicAgent
 from ..random_agent import RandomAgent
+from ..search_agent import SearchAgent
 
 
 class OpponentPool:
-    """Opponents the learner meets: random, the game's heuristic, frozen snapshots.
+    """Opponents the learner meets: random, the game's heuristic, frozen snapshots, search agents
+    (an ``opponents`` key such as ``ismcts:50``).
 
     ``weights`` gives the chance of each kind per game, renormalised over the
     kinds present (no snapshot until the first one is added); snapshots are
@@ -45,6 +47,10 @@ class OpponentPool:
             self._add(RandomAgent(game, seed=seed + 101), "random", "random")
         if weights.get("heuristic", 0) > 0:
             self._add(HeuristicAgent(game, seed=seed + 202), "heuristic", "heuristic")
+        for number, key in enumerate(sorted(weights)):
+            if key.split(":", 1)[0] in ("mcts", "ismcts") and weights[key] > 0:
+                kind, _, settings = key.partition(":")
+                self._add(SearchAgent(game, seed=seed + 303 + number, kind=kind, settings=settings), key, key)
 
     def _add(self, agent: Agent, name: str, kind: str) -> None:
         self.agents.append(agent)
