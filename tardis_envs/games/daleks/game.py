@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES
-from . import batch, rules
+from . import batch, hidden, rules
 from . import layout as L
 from .content import (
     AB_COLOUR,
@@ -148,7 +148,9 @@ class TimeOfTheDaleks(Game):
     """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search)
+    kernels = Kernels(
+        rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search, hidden.resample_hidden
+    )
     game_over = (L.STAGE, L.S_OVER)
 
     def _build(self) -> None:
