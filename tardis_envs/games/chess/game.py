@@ -10,7 +10,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED, VARIANT
-from . import batch, layout, rules
+from . import batch, hidden, layout, rules
 from .content import (
     CASTLING_LETTERS,
     START_FEN,
@@ -118,7 +118,9 @@ class TimelordChess(Game):
     """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search)
+    kernels = Kernels(
+        rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search, hidden.resample_hidden
+    )
     game_over = (layout.PHASE, layout.PHASE_OVER)
 
     def _build(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...core import search as core_search
 from ...core.batch import next_key, reset_one, step_one
 from ...core.jit import njit, njit_parallel, prange
-from . import rules
+from . import hidden, rules
 
 
 @njit_parallel
@@ -33,5 +33,5 @@ def batch_step(states, tables, actions, obs, masks, rewards, done, with_obs):
 def search(root, tables, num_actions, num_players, params, gen, root_visits):
     """MCTS/ISMCTS from ``root`` (:func:`tardis_envs.core.search.search_body`)."""
     return core_search.search_body(
-        rules.step, rules.legal_mask, core_search.no_hidden, root, tables, num_actions, num_players, params, gen, root_visits
+        rules.step, rules.legal_mask, hidden.resample_hidden, root, tables, num_actions, num_players, params, gen, root_visits
     )
