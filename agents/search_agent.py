@@ -5,6 +5,7 @@ game's own kernels; see that module for the algorithm. Spec grammar:
 
     mcts:400                  400 simulations per decision
     ismcts:400:c=2:rollout=200  UCT constant 2, playouts cut after 200 steps (scored 0)
+    ismcts:50:playout=heuristic playouts follow the game's heuristic instead of random play
 
 ``mcts`` reads the full state, so it is offered only in games without hidden
 information (TARDIS Run, Dr. Who Chess); ``ismcts`` redeals what the mover
@@ -21,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tardis_envs.core.search import NUM_PARAMS, P_DETERMINIZE, P_ROLLOUT_LIMIT, P_SIMULATIONS, P_UCT_C, new_generator
+from tardis_envs.core.search import NUM_PARAMS, P_DETERMINIZE, P_PLAYOUT_POLICY, P_ROLLOUT_LIMIT, P_SIMULATIONS, P_UCT_C, new_generator
 
 from .base import Agent
 
@@ -32,7 +33,7 @@ MAX_SIMULATIONS = 10_000_000
 def parse_search_spec(kind: str, text: str) -> dict:
     """``"400:c=2:rollout=200"`` -> ``{"simulations": 400, "c": 2.0, "rollout": 200}`` (with defaults)."""
     parts = [p.strip() for p in text.split(":")] if text.strip() else []
-    usage = f"{kind}:<simulations>[:c=<UCT constant>][:rollout=<max playout steps>], e.g. {kind}:400"
+    usage = f"{kind}:<simulations>[:c=<UCT constant>][:rollout=<max playout steps>][:playout=random|heuristic], e.g. {kind}:400"
     if not parts:
         raise ValueError(f"agent {kind!r} needs a number of simulations: {usage}")
     try:
@@ -41,10 +42,15 @@ def parse_search_spec(kind: str, text: str) -> dict:
         raise ValueError(f"agent {kind}:{text}: simulations must be an integer, got {parts[0]!r}; {usage}") from None
     if not 1 <= simulations <= MAX_SIMULATIONS:
         raise ValueError(f"agent {kind}:{text}: simulations must be in 1..{MAX_SIMULATIONS}, got {simulations}")
-    out = {"simulations": simulations, "c": DEFAULT_UCT_C, "rollout": None}
+    out = {"simulations": simulations, "c": DEFAULT_UCT_C, "rollout": None, "playout": "random"}
     for part in parts[1:]:
         key, _, value = part.partition("=")
         key = key.strip()
+        if key == "playout":
+            if value not in ("random", "heuristic"):
+                raise ValueError(f"agent {kind}:{text}: playout must be random or heuristic, got {value!r}")
+            out["playout"] = value
+            continue
         if key not in ("c", "rollout") or not value:
             raise ValueError(f"agent {kind}:{text}: unknown setting {part!r}; {usage}")
         try:
@@ -73,13 +79,22 @@ class SearchAgent(Agent):
             )
         self.kind = kind
         self.settings = parse_search_spec(kind, settings)
-        self.name = f"{kind}:{self.settings['simulations']}"
+        self.name = f"{kind}:{self.settings['simulations']}" + (":playout=heuristic" if self.settings["playout"] == "heuristic" else "")
         self.params = np.zeros(NUM_PARAMS, dtype=np.float64)
         self.params[P_SIMULATIONS] = self.settings["simulations"]
         self.params[P_UCT_C] = self.settings["c"]
         rollout = self.settings["rollout"]
         self.params[P_ROLLOUT_LIMIT] = rollout if rollout is not None else max(game.max_game_length, 1)
         self.params[P_DETERMINIZE] = 1.0 if kind == "ismcts" else 0.0
+        self.weights = np.zeros(1, dtype=np.float64)
+        self._search = game.kernels.search
+        if self.settings["playout"] == "heuristic":
+            from .heuristics import HeuristicAgent
+            from .heuristics.guided import GUIDED_SEARCH
+
+            self.params[P_PLAYOUT_POLICY] = 1.0
+            self.weights = HeuristicAgent(game).weights
+            self._search = GUIDED_SEARCH[game.spec.env_id]
         self.threads = max(1, min(os.cpu_count() or 1, 8))
         self._pool: ThreadPoolExecutor | None = None
         self.searches = 0  # decisions searched (a single legal action is not searched)
@@ -90,7 +105,9 @@ class SearchAgent(Agent):
         game = self.game
         visits = np.zeros(game.num_actions, dtype=np.int64)
         state = np.ascontiguousarray(state, dtype=np.int64)
-        action = game.kernels.search(state, game.tables, game.num_actions, game.num_players, self.params, new_generator(gen_seed), visits)
+        action = self._search(
+            state, game.tables, game.num_actions, game.num_players, self.params, self.weights, new_generator(gen_seed), visits
+        )
         return int(action), visits
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -1,15 +1,15 @@
 """MCTS / ISMCTS against the heuristic and random, for every game, at two budgets.
 
-    python benchmarks/search_results.py --games 200 --out docs/results/search
+    python benchmarks/search_results.py --games 200 --speed --out docs/results/search
     python benchmarks/search_results.py --only tardis_run_v0 --games 40   # one game, quick
 
-Each search agent plays ``--games`` games against each opponent, seats swapped
-evenly (same seeds for every pairing); the table gives the search agent's win
+Each search agent plays ``--games`` games against each opponent (fewer in the games
+whose search is slow: see ``PLAN``), seats swapped evenly (same seeds for every pairing); the table gives the search agent's win
 rate with its 95% Wilson interval, the games played and the mean time of one
 search (one thread; a batch searches its games on two threads). Time of the
 Daleks is cooperative: the search agent takes one Doctor's seat (rotating) beside
 heuristic Doctors, and the row gives the team's win rate, next to the same team
-with the heuristic or the random agent in that seat.
+with the heuristic or the random agent in that seat (same seeds).
 
 ``--speed`` also compares the compiled search with OpenSpiel's own MCTS bot run
 through the adapter (tardis_envs.openspiel) on TARDIS Run: simulations per
@@ -29,13 +29,16 @@ import tardis_envs
 from agents import make_agent
 from agents.tournament import play_match, team_match
 
-# (env id, search kind, two budgets, rule options, playout cut): budgets follow each game's speed
+# (env id, the search agents, rule options): two budgets a game, sized to each game's speed;
+# Time of the Daleks' playouts follow the heuristic (random Doctors never win: random
+# playouts score every action alike), TARDIS Run shows both kinds of playout
+# the last field caps the games per pair where a game is slow to search (None: --games)
 PLAN = [
-    ("tardis_run_v0", "mcts", (100, 1000), {}, None),
-    ("keys_to_the_tardis_v0", "ismcts", (25, 100), {}, None),
-    ("timelord_chess_v1", "mcts", (25, 100), {}, 60),
-    ("gallifrey_duel_v1", "ismcts", (100, 1000), {}, None),
-    ("time_of_the_daleks_v0", "ismcts", (10, 50), {}, None),
+    ("tardis_run_v0", ["mcts:100", "mcts:1000", "mcts:100:playout=heuristic"], {}, None),
+    ("keys_to_the_tardis_v0", ["ismcts:25", "ismcts:100"], {}, 100),
+    ("timelord_chess_v1", ["mcts:25:rollout=60", "mcts:100:rollout=60"], {}, 100),
+    ("gallifrey_duel_v1", ["ismcts:100", "ismcts:1000"], {}, None),
+    ("time_of_the_daleks_v0", ["ismcts:10:playout=heuristic", "ismcts:40:playout=heuristic"], {}, 100),
 ]
 
 
@@ -63,28 +66,29 @@ def wilson(wins, games, z=1.96):
     return centre - half, centre + half
 
 
-def run_game(env_id, kind, budgets, options, rollout, games, seed):
+def run_game(env_id, specs, options, games, seed):
     game = tardis_envs.make(env_id, **options).unwrapped.game
     rows = []
     cooperative = game.spec.cooperative
-    for budget in budgets:
-        spec = f"{kind}:{budget}" + (f":rollout={rollout}" if rollout else "")
+    baselines = {}
+    if cooperative:
+        # the same team with the heuristic or the random agent in the search agent's seat
         for opponent in ("heuristic", "random"):
+            partner = make_agent("heuristic", game, seed=seed + 2)
+            base = team_match(env_id, make_agent(opponent, game, seed=seed + 1), partner, (opponent, "heuristic"), games, seed, options)
+            baselines[opponent] = base.team_record(0)["win_rate"]
+    for spec in specs:
+        budget = int(spec.split(":")[1])
+        for opponent in ("heuristic",) if cooperative else ("heuristic", "random"):
             searcher = make_agent(spec, game, seed=seed)
             other = make_agent(opponent, game, seed=seed + 1)
             started = time.perf_counter()
             if cooperative:
-                # the searcher's seat beside heuristic Doctors vs the same team with `opponent` in that seat
-                result = team_match(
-                    env_id, searcher, make_agent("heuristic", game, seed=seed + 2), (spec, "heuristic"), games, seed, options
-                )
-                base = team_match(
-                    env_id, other, make_agent("heuristic", game, seed=seed + 2), (opponent, "heuristic"), games, seed, options
-                )
-                rec = result.team_record(0)
-                base_rec = base.team_record(0)
+                # the searcher's seat (rotating) beside heuristic Doctors
+                partner = make_agent("heuristic", game, seed=seed + 2)
+                rec = team_match(env_id, searcher, partner, (spec, "heuristic"), games, seed, options).team_record(0)
                 g, w, d = rec["games"], rec["wins"], rec["draws"]
-                versus = f"team with {opponent} in that seat: {base_rec['win_rate']:.1%}"
+                versus = f"team win rate; in that seat heuristic {baselines['heuristic']:.1%}, random {baselines['random']:.1%}"
             else:
                 result = play_match(env_id, [searcher, other], [spec, opponent], games, seed=seed, options=options)
                 g, w, d = record(result, 0)
@@ -107,7 +111,7 @@ def run_game(env_id, kind, budgets, options, rollout, games, seed):
             }
             rows.append(row)
             print(
-                f"{env_id:24s} {spec:26s} vs {versus:40s} {w:4d}/{g:<4d} {row['win_rate']:6.1%} "
+                f"{env_id:24s} {spec:30s} vs {versus:40s} {w:4d}/{g:<4d} {row['win_rate']:6.1%} "
                 f"[{low:.1%}, {high:.1%}]  {row['ms_per_search']:8.1f} ms/search  {row['simulations_per_second']:10,.0f} sims/s",
                 flush=True,
             )
@@ -188,10 +192,10 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown env id {sorted(unknown)[0]!r}; registered: {', '.join(tardis_envs.ENV_IDS)}")
     rows = []
-    for env_id, kind, budgets, options, rollout in PLAN:
+    for env_id, specs, options, cap in PLAN:
         if only and env_id not in only:
             continue
-        rows += run_game(env_id, kind, budgets, options, rollout, args.games, args.seed)
+        rows += run_game(env_id, specs, options, min(args.games, cap or args.games), args.seed)
     speed = openspiel_speed() if args.speed else None
     if args.out:
         out = Path(args.out)

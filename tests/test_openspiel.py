@@ -173,3 +173,21 @@ def test_openspiel_bots_play_through_the_adapter():
         outcomes, probs = zip(*state.chance_outcomes())
         state.apply_action(int(rng.choice(outcomes, p=probs)))
     assert bot.step(state) in state.legal_actions()
+
+
+def test_openspiel_mcts_through_the_adapter_agrees_with_the_compiled_search_on_a_mate():
+    """OpenSpiel's MCTSBot, run on the adapter, is the oracle of the compiled search: both
+    find the back-rank mate (the compiled search was kept for speed, see benchmarks/search_results.py)."""
+    from open_spiel.python.algorithms import mcts
+
+    from agents import make_agent
+
+    fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"
+    game = tardis_openspiel.load_game("timelord_chess_v1", doctor=False, fen=fen)
+    rng = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, 1.4, 150, mcts.RandomRolloutEvaluator(1, rng, max_length=8), random_state=rng)
+    state = game.new_initial_state()
+    oracle = bot.step(state)
+    assert state.action_to_string(state.current_player(), oracle) == "a1a8"
+    compiled, _ = make_agent("mcts:150", game.tardis, seed=0).search(state.position.state, 0)
+    assert compiled == oracle

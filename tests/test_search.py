@@ -77,6 +77,22 @@ def test_ismcts_plays_legal_moves_in_every_game(env_id):
     assert np.array_equal(one.act_batch(states, None, masks), many.act_batch(states, None, masks))
 
 
+@pytest.mark.parametrize("env_id", ["tardis_run_v0", "gallifrey_duel_v1", "time_of_the_daleks_v0"])
+def test_heuristic_playouts_play_legally(env_id):
+    """``playout=heuristic``: the playouts follow the game's heuristic (one compiled kernel
+    per game in agents/heuristics/guided.py)."""
+    game = tardis_envs.make(env_id).unwrapped.game
+    agent = make_agent("ismcts:8:playout=heuristic", game, seed=0)
+    assert agent.name == "ismcts:8:playout=heuristic"
+    state = game.new_state(4)
+    for _ in range(6):
+        if state[STATUS] != 0:
+            break
+        action, visits = agent.search(state, 1)
+        assert action in game.legal_actions(state) and visits.sum() == 8
+        game.kernels.step(state, game.tables, action)
+
+
 def test_search_beats_random_in_tardis_run():
     """A few games are enough to see search is not random play (it wins most)."""
     from agents.tournament import play_match
@@ -96,8 +112,13 @@ def test_mcts_is_refused_where_it_would_see_hidden_information():
 
 
 def test_search_specs_are_checked():
-    assert parse_search_spec("mcts", "400") == {"simulations": 400, "c": 1.4, "rollout": None}
-    assert parse_search_spec("mcts", "50:c=2:rollout=30") == {"simulations": 50, "c": 2.0, "rollout": 30}
+    assert parse_search_spec("mcts", "400") == {"simulations": 400, "c": 1.4, "rollout": None, "playout": "random"}
+    assert parse_search_spec("mcts", "50:c=2:rollout=30:playout=heuristic") == {
+        "simulations": 50,
+        "c": 2.0,
+        "rollout": 30,
+        "playout": "heuristic",
+    }
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
     for spec, message in [
         ("mcts", "needs a number of simulations"),
@@ -106,6 +127,7 @@ def test_search_specs_are_checked():
         ("mcts:10:depth=3", "unknown setting"),
         ("mcts:10:c=-1", "c must be >= 0"),
         ("mcts:10:rollout=x", "rollout must be a number"),
+        ("mcts:10:playout=greedy", "playout must be random or heuristic"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_agent(spec, game)

@@ -3,7 +3,8 @@
 numba cannot cache a kernel that receives another kernel as an argument at the
 top level, nor a closure built by a factory, nor a body that forwards a kernel
 argument one call further; it can cache a kernel that passes *global* kernels
-to a shared jitted body directly. So each game writes a short ``prange`` loop
+to a shared jitted body directly (the body itself is compiled into each game's
+cached kernel, never cached alone: see ``njit_shared_body``). So each game writes a short ``prange`` loop
 (``batch_reset``/``batch_step`` in its ``batch.py``) calling these bodies with
 its kernels named as module attributes (``rules.step``: a bare global name in
 a ``prange`` body makes numba refuse the cache), and everything else lives
@@ -12,12 +13,12 @@ here once.
 
 from __future__ import annotations
 
-from .jit import njit
+from .jit import njit, njit_shared_body
 from .rng import rng_new_key
 from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED, VARIANT
 
 
-@njit
+@njit_shared_body
 def reset_one(init, legal_mask, observe, state, tables, key, obs, mask, with_obs):
     """Start a new game with generator key ``key`` and write the mover's view
     (the observation only when ``with_obs``)."""
@@ -31,7 +32,7 @@ def reset_one(init, legal_mask, observe, state, tables, key, obs, mask, with_obs
         observe(state, tables, state[CURRENT_PLAYER], obs)
 
 
-@njit
+@njit_shared_body
 def step_one(step, legal_mask, observe, state, tables, action, obs, mask, rewards, done, with_obs):
     """Play ``action``; returns True when the game ended (then the caller resets).
 

@@ -28,7 +28,7 @@ work for all of them):
 ``batch_reset`` / ``batch_step``
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
     of :mod:`tardis_envs.core.batch` with the kernels above.
-``search(root, tables, num_actions, num_players, params, gen, root_visits)``
+``search(root, tables, num_actions, num_players, params, weights, gen, root_visits)``
     also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
     game's kernels and its ``resample_hidden`` (``hidden.py`` in a game with
     hidden information: redeal what a seat cannot see).

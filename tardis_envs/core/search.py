@@ -21,8 +21,11 @@ The algorithm (UCT, single observer, open loop):
   counts the visits of the parent in which that child was legal (the
   availability count of ISMCTS); an action legal but not yet in the tree is
   expanded first (chosen uniformly among them);
-* the new leaf is evaluated by one uniformly random playout to the end (or
-  ``rollout_limit`` steps, then every seat scores 0);
+* the new leaf is evaluated by one playout to the end (or ``rollout_limit``
+  steps, then every seat scores 0): uniformly random, or following a ``policy``
+  kernel ``policy(state, tables, weights) -> action`` (the agents' heuristics:
+  ``ismcts:50:playout=heuristic``; where random play never wins, such as Time of
+  the Daleks, random playouts tell the search nothing);
 * each node keeps the total return of the seat that chose the action leading to
   it, so every seat maximises its own return (multi-player and team games alike);
 * the action played is the root's most visited child.
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from .jit import njit, njit_shared_body
 from .rng import rng_below, rng_new_key
 from .state import CURRENT_PLAYER, HEADER_SIZE, REWARDS, RNG_COUNTER, RNG_KEY, RUNNING, STATUS
 
@@ -41,13 +44,20 @@ P_SIMULATIONS = 0
 P_UCT_C = 1
 P_ROLLOUT_LIMIT = 2
 P_DETERMINIZE = 3  # 1: ISMCTS (redeal hidden information per simulation)
-NUM_PARAMS = 4
+P_PLAYOUT_POLICY = 4  # 1: playouts follow the policy kernel, 0: uniformly random
+NUM_PARAMS = 5
 
 
 @njit
 def no_hidden(state, tables, player):
     """The ``resample_hidden`` of a game without hidden information: nothing to redeal."""
     return
+
+
+@njit
+def no_policy(state, tables, weights):
+    """The policy of random playouts (never called: ``P_PLAYOUT_POLICY`` is 0)."""
+    return -1
 
 
 def new_generator(seed):
@@ -71,17 +81,19 @@ def _random_legal(mask, gen):
     return -1
 
 
-@njit
-def search_body(step, legal_mask, resample_hidden, root, tables, num_actions, num_players, params, gen, root_visits):
+@njit_shared_body
+def search_body(step, legal_mask, resample_hidden, policy, root, tables, num_actions, num_players, params, weights, gen, root_visits):
     """Search from ``root`` for its player to move; returns the chosen action and
     writes each root action's visit count into ``root_visits`` (``int64[num_actions]``).
 
-    ``gen`` is the search's own generator (see :func:`new_generator`), advanced here.
+    ``gen`` is the search's own generator (see :func:`new_generator`), advanced here;
+    ``weights`` go to ``policy``.
     """
     simulations = np.int64(params[P_SIMULATIONS])
     uct_c = params[P_UCT_C]
     rollout_limit = np.int64(params[P_ROLLOUT_LIMIT])
     determinize = params[P_DETERMINIZE] != 0
+    guided = params[P_PLAYOUT_POLICY] != 0
     me = root[CURRENT_PLAYER]
     max_nodes = simulations + 1
     first_child = np.full(max_nodes, -1, dtype=np.int64)
@@ -164,8 +176,11 @@ def search_body(step, legal_mask, resample_hidden, root, tables, num_actions, nu
         # --- playout
         steps = 0
         while state[STATUS] == RUNNING and steps < rollout_limit:
-            legal_mask(state, tables, mask)
-            step(state, tables, _random_legal(mask, gen))
+            action = policy(state, tables, weights) if guided else -1
+            if action < 0:
+                legal_mask(state, tables, mask)
+                action = _random_legal(mask, gen)
+            step(state, tables, action)
             steps += 1
         for p in range(num_players):
             returns[p] = state[REWARDS + p] if state[STATUS] != RUNNING else 0.0

@@ -30,8 +30,19 @@ def batch_step(states, tables, actions, obs, masks, rewards, done, with_obs):
 
 
 @njit
-def search(root, tables, num_actions, num_players, params, gen, root_visits):
-    """MCTS/ISMCTS from ``root`` (:func:`tardis_envs.core.search.search_body`)."""
+def search(root, tables, num_actions, num_players, params, weights, gen, root_visits):
+    """MCTS/ISMCTS from ``root`` with random playouts (:func:`tardis_envs.core.search.search_body`)."""
     return core_search.search_body(
-        rules.step, rules.legal_mask, hidden.resample_hidden, root, tables, num_actions, num_players, params, gen, root_visits
+        rules.step,
+        rules.legal_mask,
+        hidden.resample_hidden,
+        core_search.no_policy,
+        root,
+        tables,
+        num_actions,
+        num_players,
+        params,
+        weights,
+        gen,
+        root_visits,
     )
