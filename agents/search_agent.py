@@ -111,7 +111,7 @@ class SearchAgent(Agent):
         return int(action), visits
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        seeds = self.rng.integers(0, 1 << 62, size=states.shape[0])
+        seeds: list[int] = [int(x) for x in np.asarray(self.rng.integers(0, 1 << 62, size=states.shape[0]))]
         out = np.empty(states.shape[0], dtype=np.int64)
         rows = range(states.shape[0])
 
@@ -122,7 +122,7 @@ class SearchAgent(Agent):
             if legal.size == 1:  # nothing to think about
                 return int(legal[0])
             started = time.perf_counter()
-            action = self.search(states[i], int(seeds[i]))[0]
+            action = self.search(states[i], seeds[i])[0]
             seconds[i] = time.perf_counter() - started
             return action
 

@@ -149,7 +149,7 @@ class TardisState(pyspiel.State):
         super().__init__(game)
         self.position = game._opening.clone()
         # per seat: its observation digests (on change) and own actions, for the information state
-        self.records = tuple(() for _ in range(game.tardis.num_players))
+        self.records: tuple[tuple[str, ...], ...] = tuple(() for _ in range(game.tardis.num_players))
 
     @property
     def tardis(self):
@@ -209,7 +209,7 @@ class TardisState(pyspiel.State):
         return game.observation(seen, player).reshape(-1)
 
     def _record(self, mover: int, action: int) -> None:
-        records = list(self.records)
+        records: list[tuple[str, ...]] = list(self.records)
         for seat in range(len(records)):
             digest = hashlib.blake2b(self.observation_array(seat).tobytes(), digest_size=8).hexdigest()
             entries = records[seat]
@@ -228,7 +228,7 @@ class TardisState(pyspiel.State):
     # --- resampling the hidden information ---------------------------------------------
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> "TardisState":
         """A state of ``player_id``'s information set, drawn by redealing what it cannot see."""
-        if self.position.is_chance_node():
+        if self.position.state is None:
             raise ValueError(f"{self.get_game().env_id}: resample_from_infostate at a chance node (resample at a decision node)")
         out = self.clone()
         if self.get_game().perfect_information or self.position.is_terminal():

@@ -112,7 +112,7 @@ class Position:
 
     __slots__ = ("game", "state", "base", "move", "forced", "shape")
 
-    def __init__(self, game, state: np.ndarray, base: np.ndarray | None = None, move: int = 0, forced=(), shape: int = 0):
+    def __init__(self, game, state: np.ndarray | None, base: np.ndarray | None = None, move: int = 0, forced=(), shape: int = 0):
         self.game = game
         self.state = state  # the game state when no chance is pending, else None
         self.base = base  # the state before the pending move
@@ -179,6 +179,7 @@ class Position:
             kind = "chance outcome" if self.state is None else "action"
             raise ValueError(f"{self.game.spec.env_id}: {kind} {action} is not legal here; legal: {self.legal_actions()}")
         if self.state is None:
+            assert self.base is not None  # a chance node keeps the state before its move
             nxt = Position._pending(self.game, self.base, self.move, self.forced + (action,))
         else:
             nxt = Position._pending(self.game, self.state, action, ())
