@@ -24,11 +24,13 @@ The algorithm (UCT, single observer, open loop):
 * the new leaf is evaluated by one playout to the end (or ``rollout_limit``
   steps, then every seat scores 0): uniformly random, or following a ``policy``
   kernel ``policy(state, tables, weights) -> action`` (the agents' heuristics:
-  ``ismcts:50:playout=heuristic``; where random play never wins, such as Time of
-  the Daleks, random playouts tell the search nothing);
+  ``ismcts:50:playout=heuristic``, which also expands the policy's choice first
+  at every node; where random play never wins, such as Time of the Daleks,
+  random playouts tell the search nothing);
 * each node keeps the total return of the seat that chose the action leading to
   it, so every seat maximises its own return (multi-player and team games alike);
-* the action played is the root's most visited child.
+* the action played is the root's most visited child (on equal visits, the one
+  expanded first).
 """
 
 from __future__ import annotations
@@ -133,7 +135,14 @@ def search_body(step, legal_mask, resample_hidden, policy, root, tables, num_act
                     untried += 1
             chosen = -1
             if untried > 0 and nodes < max_nodes:
+                # guided search expands the policy's own choice first (then the rest at random)
+                favourite = policy(state, tables, weights) if guided else -1
                 pick = rng_below(gen, RNG_KEY, untried)
+                if favourite >= 0 and mask[favourite] and child_of_action[favourite] < 0:
+                    pick = 0
+                    for a in range(favourite):
+                        if mask[a] and child_of_action[a] < 0:
+                            pick += 1
                 for a in range(num_actions):
                     if mask[a] and child_of_action[a] < 0:
                         if pick == 0:
@@ -195,9 +204,9 @@ def search_body(step, legal_mask, resample_hidden, policy, root, tables, num_act
     best_visits = -1
     root_visits[:] = 0
     child = first_child[0]
-    while child >= 0:
+    while child >= 0:  # children run newest first: on equal visits the earliest expanded wins
         root_visits[action_of[child]] = visits[child]
-        if visits[child] > best_visits:
+        if visits[child] >= best_visits:
             best_visits = visits[child]
             best_action = action_of[child]
         child = next_sibling[child]
