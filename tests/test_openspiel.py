@@ -72,7 +72,9 @@ def test_adapter_and_aec_env_agree_on_masks_rewards_and_ends(env_id, options):
     draws), the adapter and the PettingZoo env agree at every decision."""
     game_os = tardis_openspiel.load_game(env_id, **options)
     rng = np.random.default_rng(1)
-    games = 12 if env_id != "timelord_chess_v1" else 3
+    # 268 games over the nine variants: 40 a variant, 20 for Time of the Daleks, 4 for chess
+    games = {"timelord_chess_v1": 4, "time_of_the_daleks_v0": 20}.get(env_id, 40)
+    decisions = chance_nodes = 0
     for seed in range(games):
         env = tardis_envs.make(env_id, **options)
         env.reset(seed=seed)
@@ -103,8 +105,11 @@ def test_adapter_and_aec_env_agree_on_masks_rewards_and_ends(env_id, options):
             for outcome, _ in draws:
                 assert state.is_chance_node()
                 state.apply_action(outcome)
+            decisions += 1
+            chance_nodes += len(draws)
             env.step(action)
         assert state.is_terminal()
+    assert decisions >= 5 * games and (chance_nodes > 0) == game.spec.chance, (decisions, chance_nodes)
 
 
 @pytest.mark.parametrize("env_id", ["keys_to_the_tardis_v0", "gallifrey_duel_v1", "time_of_the_daleks_v0"])
