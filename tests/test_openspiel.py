@@ -109,7 +109,7 @@ def test_adapter_and_aec_env_agree_on_masks_rewards_and_ends(env_id, options):
             chance_nodes += len(draws)
             env.step(action)
         assert state.is_terminal()
-    assert decisions >= 5 * games and (chance_nodes > 0) == game.spec.chance, (decisions, chance_nodes)
+    assert decisions >= 2 * games and (chance_nodes > 0) == game.spec.chance, (decisions, chance_nodes)
 
 
 @pytest.mark.parametrize("env_id", ["keys_to_the_tardis_v0", "gallifrey_duel_v1", "time_of_the_daleks_v0"])

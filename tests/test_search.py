@@ -94,13 +94,17 @@ def test_heuristic_playouts_play_legally(env_id):
 
 
 def test_search_beats_random_in_tardis_run():
-    """A few games are enough to see search is not random play (it wins most)."""
+    """Search is not random play: over 60 seat-swapped games (fixed seeds) it wins well
+    over half (about 65% at this budget, measured over 200 games in docs/results/search)."""
     from agents.tournament import play_match
 
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
-    result = play_match("tardis_run_v0", [make_agent("mcts:200", game, seed=0), make_agent("random", game, seed=1)], ["mcts", "random"], 40)
-    wins = sum(result.rewards[g, np.flatnonzero(result.seats[g] == 0)[0]] > 0 for g in range(40))
-    assert wins >= 24, wins
+    games = 60
+    result = play_match(
+        "tardis_run_v0", [make_agent("mcts:200", game, seed=0), make_agent("random", game, seed=1)], ["mcts", "random"], games
+    )
+    wins = sum(result.rewards[g, np.flatnonzero(result.seats[g] == 0)[0]] > 0 for g in range(games))
+    assert wins >= 0.55 * games, wins
 
 
 def test_mcts_is_refused_where_it_would_see_hidden_information():

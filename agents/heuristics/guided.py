@@ -19,6 +19,7 @@ from tardis_envs.games.daleks import hidden as daleks_hidden
 from tardis_envs.games.daleks import rules as daleks_rules
 from tardis_envs.games.gallifrey import hidden as gallifrey_hidden
 from tardis_envs.games.gallifrey import rules as gallifrey_rules
+from tardis_envs.games.keys import hidden as keys_hidden
 from tardis_envs.games.keys import rules as keys_rules
 from tardis_envs.games.tardis_run import hidden as tardis_run_hidden
 from tardis_envs.games.tardis_run import rules as tardis_run_rules
@@ -37,7 +38,7 @@ def tardis_run_search(root, tables, num_actions, num_players, params, weights, g
 @njit
 def keys_search(root, tables, num_actions, num_players, params, weights, gen, root_visits):
     return core_search.search_body(
-        keys_rules.step, keys_rules.legal_mask, core_search.no_hidden, keys.choose,
+        keys_rules.step, keys_rules.legal_mask, keys_hidden.resample_hidden, keys.choose,
         root, tables, num_actions, num_players, params, weights, gen, root_visits,
     )  # fmt: skip
 

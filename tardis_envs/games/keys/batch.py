@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...core import search as core_search
 from ...core.batch import next_key, reset_one, step_one
 from ...core.jit import njit, njit_parallel, prange
-from . import rules
+from . import hidden, rules
 
 
 @njit_parallel
@@ -30,7 +30,7 @@ def search(root, tables, num_actions, num_players, params, weights, gen, root_vi
     return core_search.search_body(
         rules.step,
         rules.legal_mask,
-        core_search.no_hidden,
+        hidden.resample_hidden,
         core_search.no_policy,
         root,
         tables,
