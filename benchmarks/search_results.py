@@ -187,6 +187,8 @@ def main(argv=None):
     parser.add_argument("--speed", action="store_true", help="also compare with OpenSpiel's MCTSBot")
     parser.add_argument("--out", default="", help="folder for results.md and results.json")
     args = parser.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        parser.error(f"--games must be an even number >= 2 (seats swap), got {args.games}")
     only = {e.strip() for e in args.only.split(",") if e.strip()}
     unknown = only - set(tardis_envs.ENV_IDS)
     if unknown:
