@@ -8,6 +8,7 @@ A game folder ``tardis_envs/games/<game>/`` holds
 * ``game.py``    – the :class:`Game` subclass: options -> tables, and the
   Python views of a state (``describe``, notation, state validation);
 * ``render.py``  – text and image drawing;
+* ``hidden.py``  – redealing what a seat cannot see (``resample_hidden``);
 * ``env.py``     – the PettingZoo ``raw_env``/``env`` (a few lines);
 * ``content/``   – YAML data shipped inside the package.
 
@@ -30,8 +31,12 @@ work for all of them):
     of :mod:`tardis_envs.core.batch` with the kernels above.
 ``search(root, tables, num_actions, num_players, params, weights, gen, root_visits)``
     also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
-    game's kernels and its ``resample_hidden`` (``hidden.py`` in a game with
-    hidden information: redeal what a seat cannot see).
+    game's kernels and its ``resample_hidden``.
+``resample_hidden(state, tables, player)``
+    the game's ``hidden.py``: redeal in place, from the state's own generator,
+    everything ``player`` cannot see, consistently with its observation (ISMCTS,
+    OpenSpiel's ``resample_from_infostate``); a game without hidden information
+    leaves the state as it is.
 """
 
 from __future__ import annotations
@@ -43,7 +48,6 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 
 from .options import Option, validate_options
-from .search import no_hidden
 from .state import (
     CHANCE_TAPE,
     CURRENT_PLAYER,
@@ -88,8 +92,7 @@ class Kernels:
     batch_reset: Callable
     batch_step: Callable
     search: Callable
-    # redeal in place what a seat cannot see (ISMCTS, OpenSpiel's resample_from_infostate)
-    resample_hidden: Callable = no_hidden
+    resample_hidden: Callable
 
 
 class Game:
