@@ -42,30 +42,6 @@ PLAN = [
 ]
 
 
-def record(result, agent_index):
-    wins = draws = games = 0
-    for g in range(result.num_games):
-        seats = np.flatnonzero(result.seats[g] == agent_index)
-        if seats.size == 0:
-            continue
-        games += 1
-        mine = result.rewards[g, seats[0]]
-        if result.truncated[g] or (result.rewards[g] == 0).all():
-            draws += 1
-        elif mine > 0:
-            wins += 1
-    return games, wins, draws
-
-
-def wilson(wins, games, z=1.96):
-    if games == 0:
-        return float("nan"), float("nan")
-    p = wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * np.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return centre - half, centre + half
-
-
 def run_game(env_id, specs, options, games, seed):
     game = tardis_envs.make(env_id, **options).unwrapped.game
     rows = []
@@ -87,13 +63,11 @@ def run_game(env_id, specs, options, games, seed):
                 # the searcher's seat (rotating) beside heuristic Doctors
                 partner = make_agent("heuristic", game, seed=seed + 2)
                 rec = team_match(env_id, searcher, partner, (spec, "heuristic"), games, seed, options).team_record(0)
-                g, w, d = rec["games"], rec["wins"], rec["draws"]
                 versus = f"team win rate; in that seat heuristic {baselines['heuristic']:.1%}, random {baselines['random']:.1%}"
             else:
-                result = play_match(env_id, [searcher, other], [spec, opponent], games, seed=seed, options=options)
-                g, w, d = record(result, 0)
+                rec = play_match(env_id, [searcher, other], [spec, opponent], games, seed=seed, options=options).record(0)
                 versus = opponent
-            low, high = wilson(w, g)
+            g, w, d, low, high = rec["games"], rec["wins"], rec["draws"], rec["ci_low"], rec["ci_high"]
             per_search = searcher.search_seconds / max(searcher.searches, 1)
             row = {
                 "env_id": env_id,

@@ -49,7 +49,6 @@ Resampling
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from typing import Any
 
@@ -62,7 +61,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 import tardis_envs
 
-from .core.chance import OPENING, Position
+from .core.chance import OPENING, Position, game_for
 from .core.state import RNG_COUNTER, RNG_KEY
 
 _UTILITY = {
@@ -74,19 +73,13 @@ _UTILITY = {
 }
 
 
-@functools.lru_cache(maxsize=64)
-def _tardis_game(env_id: str, options: tuple):
-    """The rules bound to options, built once per variant (states of the adapter share it)."""
-    return tardis_envs.env_module(env_id).raw_env(**dict(options)).game
-
-
 def _options_key(options: dict) -> tuple:
     return tuple(sorted(options.items()))
 
 
 def game_type(env_id: str) -> pyspiel.GameType:
     """The ``pyspiel.GameType`` this module registers for ``env_id``."""
-    game = _tardis_game(env_id, ())
+    game = game_for(env_id, ())
     spec = game.spec
     perfect = not spec.hidden_information
     return pyspiel.GameType(
@@ -115,7 +108,7 @@ class TardisGame(pyspiel.Game):
     def __init__(self, params: dict | None = None):
         env_id = self.env_id
         options = {k: (v.item() if hasattr(v, "item") else v) for k, v in dict(params or {}).items()}
-        self.tardis = _tardis_game(env_id, _options_key(options))  # validates the options, naming a bad key
+        self.tardis = game_for(env_id, _options_key(options))  # validates the options, naming a bad key
         self.options = dict(self.tardis.options)
         game = self.tardis
         zero_sum = _UTILITY[env_id] == pyspiel.GameType.Utility.ZERO_SUM

@@ -231,14 +231,16 @@ class Position:
 
 
 @functools.lru_cache(maxsize=64)
-def _game_of(env_id: str, options: tuple):
+def game_for(env_id: str, options: tuple):
+    """The rules of ``env_id`` bound to ``options`` (sorted ``(key, value)`` pairs), built once
+    per variant: unpickled positions and the OpenSpiel adapter's states share it."""
     import tardis_envs
 
     return tardis_envs.env_module(env_id).raw_env(**dict(options)).game
 
 
 def _restore(env_id, options, state, base, move, forced, shape) -> Position:
-    game = _game_of(env_id, options)
+    game = game_for(env_id, options)
     if state is not None:
         state = game.check_state(state)
     return Position(game, state, base, move, forced, shape)
