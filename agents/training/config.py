@@ -62,6 +62,16 @@ class TrainConfig:
     random, heuristic and snapshot, a search agent such as ``ismcts:50`` (sb3 backend)."""
     num_threads: int = 0
     """Torch and numba threads (0: leave the defaults)."""
+    bc_decisions: int = 0
+    """Teacher decisions recorded for the behaviour-cloning warm start before PPO (0: no warm start)."""
+    bc_teacher: str = "heuristic"
+    """The agent imitated by the warm start (``heuristic``, ``heuristic:<preset>``, or any agent spec)."""
+    bc_explore: float = 0.1
+    """Share of the recorded games' moves played uniformly at random (the teacher's choice stays the label)."""
+    bc_epochs: int = 3
+    """Passes over the recorded decisions."""
+    bc_learning_rate: float = 1e-3
+    """Adam step size of the warm start."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, where: str = "train config") -> "TrainConfig":
@@ -84,6 +94,16 @@ class TrainConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 < value <= 1:
                 raise ValueError(f"{where}: {name!r} must be in (0, 1], got {value!r}")
+        if isinstance(self.bc_decisions, bool) or not isinstance(self.bc_decisions, int) or self.bc_decisions < 0:
+            raise ValueError(f"{where}: 'bc_decisions' must be an integer >= 0, got {self.bc_decisions!r}")
+        if isinstance(self.bc_epochs, bool) or not isinstance(self.bc_epochs, int) or self.bc_epochs < 1:
+            raise ValueError(f"{where}: 'bc_epochs' must be a positive integer, got {self.bc_epochs!r}")
+        if not isinstance(self.bc_explore, (int, float)) or not 0 <= self.bc_explore <= 1:
+            raise ValueError(f"{where}: 'bc_explore' must be in [0, 1], got {self.bc_explore!r}")
+        if not isinstance(self.bc_learning_rate, (int, float)) or not 0 < self.bc_learning_rate <= 1:
+            raise ValueError(f"{where}: 'bc_learning_rate' must be in (0, 1], got {self.bc_learning_rate!r}")
+        if not isinstance(self.bc_teacher, str) or self.bc_teacher.split(":", 1)[0].lower() not in ("heuristic", "random", "mcts", "ismcts", "ppo"):
+            raise ValueError(f"{where}: 'bc_teacher' must be an agent spec such as heuristic or heuristic:greedy, got {self.bc_teacher!r}")
         if not isinstance(self.max_minutes, (int, float)) or self.max_minutes < 0:
             raise ValueError(f"{where}: 'max_minutes' must be >= 0, got {self.max_minutes!r}")
         if not isinstance(self.opponents, dict) or not self.opponents:

@@ -146,6 +146,7 @@ class Trainer:
         self.interrupted = False
         self.eval_seconds = 0.0  # how long the last evaluation took (kept free before a time limit)
         self.last_eval: tuple[int, dict] | None = None  # (learner steps, results) of the last evaluation
+        self.warm: dict | None = None  # the behaviour-cloning warm start's record, if the run had one
 
     # --- setup ---------------------------------------------------------------
     def _build(self):
@@ -162,6 +163,7 @@ class Trainer:
             meta = resumable_meta(last, config, self.game, self.run_dir)
             self.best_score = meta.get("best_score", -math.inf)
             self.seconds_before = meta.get("seconds", 0.0)
+            self.warm = meta.get("warm_start")
             for snap in meta.get("snapshots", []):
                 snap_path = self.run_dir / "snapshots" / snap
                 if snap_path.exists():
@@ -194,6 +196,38 @@ class Trainer:
                 verbose=0,
                 tensorboard_log=str(self.run_dir / "tb"),
             )
+            if config.bc_decisions:
+                self.warm_start()
+
+    def warm_start(self) -> None:
+        """Behaviour cloning of ``bc_teacher`` before PPO (:mod:`agents.training.imitation`);
+        its record goes to ``bc.json`` and into every checkpoint's metadata."""
+        from .. import make_agent
+        from .imitation import clone_policy, record_teacher
+
+        config = self.config
+        teacher = make_agent(config.bc_teacher, self.game, seed=config.seed + 11)
+        data = record_teacher(
+            config.env_id, teacher, config.bc_decisions, seed=config.seed + 20_000_000, explore=config.bc_explore, options=config.options
+        )
+        started = time.perf_counter()
+        epochs = clone_policy(
+            self.model.policy, data, epochs=config.bc_epochs, learning_rate=config.bc_learning_rate, batch_size=config.batch_size, seed=config.seed
+        )
+        self.warm = {
+            "teacher": config.bc_teacher,
+            "decisions": len(data),
+            "games": data.games,
+            "record_seconds": round(data.seconds, 1),
+            "fit_seconds": round(time.perf_counter() - started, 1),
+            "epochs": epochs,
+        }
+        (self.run_dir / "bc.json").write_text(json.dumps(self.warm, indent=2))
+        if self.progress:
+            print(
+                f"warm start: {len(data):,} decisions of {config.bc_teacher} in {data.seconds:.0f} s, fitted in "
+                f"{self.warm['fit_seconds']:.0f} s; agreement with the teacher {100 * epochs[-1]['agreement']:.1f}%"
+            )
 
     def _read_history(self) -> None:
         self.history = read_history(self.run_dir)
@@ -220,6 +254,8 @@ class Trainer:
         learner = PolicyAgent(self.game, policy=self.model.policy, deterministic=True)
         results = evaluate_learner(self.config, self.game, learner)
         for name, rec in results.items():
+            if getattr(self.model, "_logger", None) is None:
+                break  # evaluated before learn() set up SB3's logger (after the warm start): eval.csv only
             for key in ("win_rate", "ci_low", "ci_high"):
                 self.model.logger.record(f"eval/{key}_vs_{name}", rec[key])
             self.model.logger.record(f"eval/draw_rate_vs_{name}", rec["draws"] / rec["games"])
@@ -240,6 +276,7 @@ class Trainer:
             "seconds": round(self.seconds(), 1),
             "snapshots": self.pool.snapshot_names,
             "interrupted": self.interrupted,
+            "warm_start": self.warm,
         }
 
     def snapshot(self) -> None:
@@ -254,6 +291,8 @@ class Trainer:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._build()
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))
+        if self.warm is not None and not self.resume:
+            self.evaluate()  # the learning curve starts where the warm start left it
         trainer = self
         config = self.config
         remaining = config.total_timesteps - self.model.num_timesteps

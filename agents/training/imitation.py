@@ -1,0 +1,177 @@
+"""Behaviour cloning from a teacher agent: the warm start of a training run.
+
+The batched core plays many games at once with a teacher (the game's heuristic by
+default) in every seat and records, at every decision, the mover's observation, its
+legal actions, the teacher's choice and, once the game ends, the mover's final reward.
+A fraction ``explore`` of the moves actually played are uniformly random legal moves
+(the teacher's choice is still the label): without them a deterministic teacher would
+play the same few games (chess has no chance at all) and the learner would never see
+the positions its own mistakes lead to.
+
+:func:`clone_policy` then fits a MaskablePPO policy to those labels: masked
+cross-entropy for the actor, mean squared error to the final reward for the critic,
+so that PPO starts from the teacher's play with a value function that already fits
+it. Nothing here is specific to a game.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tardis_envs import vector
+
+from ..base import Agent, uniform_legal
+
+
+@dataclass
+class Demonstrations:
+    """Labelled decisions. ``observations`` are stored as float16 (the observation values
+    of every game are small integers or coarse fractions; half the memory of float32)."""
+
+    observations: np.ndarray  # float16[n, *obs_shape]
+    masks: np.ndarray  # bool[n, num_actions]
+    actions: np.ndarray  # int64[n], the teacher's choices
+    returns: np.ndarray  # float32[n], the mover's final reward (0 for a game cut off by the budget)
+    finished: np.ndarray  # bool[n], whether the decision's game ended within the budget
+    seconds: float = 0.0
+    games: int = 0
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def record_teacher(
+    env_id: str,
+    teacher: Agent,
+    decisions: int,
+    seed: int = 0,
+    num_envs: int = 256,
+    explore: float = 0.1,
+    options: dict | None = None,
+) -> Demonstrations:
+    """``decisions`` labelled decisions of ``teacher`` playing every seat (see the module docstring)."""
+    if decisions < 1:
+        raise ValueError(f"decisions must be >= 1, got {decisions!r}")
+    if not 0 <= explore <= 1:
+        raise ValueError(f"explore must be in [0, 1], got {explore!r}")
+    started = time.perf_counter()
+    vec = vector.make(env_id, min(num_envs, decisions), seed=seed, **(options or {}))
+    game = vec.game
+    rng = np.random.default_rng(seed + 4177)
+    observations = np.zeros((decisions, *game.observation_shape), dtype=np.float16)
+    masks = np.zeros((decisions, game.num_actions), dtype=bool)
+    actions = np.zeros(decisions, dtype=np.int64)
+    seats = np.zeros(decisions, dtype=np.int64)
+    game_ids = np.zeros(decisions, dtype=np.int64)
+    # final rewards by game number; a row's game gets a new number when it restarts
+    final = np.zeros((decisions + vec.num_envs + 1, game.num_players), dtype=np.float32)
+    ended_games = np.zeros(final.shape[0], dtype=bool)
+    game_of_row = np.arange(vec.num_envs)
+    next_game = vec.num_envs
+    vec.reset(seed=seed)
+    filled = 0
+    while filled < decisions:
+        take = min(vec.num_envs, decisions - filled)
+        rows = np.arange(take)  # the first rows label the last batch; every row plays
+        chosen = teacher.act_batch(vec.states, vec.obs, vec.masks)
+        where = slice(filled, filled + take)
+        observations[where] = vec.obs[rows]
+        masks[where] = vec.masks[rows] > 0
+        actions[where] = chosen[rows]
+        seats[where] = vec.current_player[rows]
+        game_ids[where] = game_of_row[rows]
+        filled += take
+        played = chosen.copy()
+        if explore > 0:
+            wander = rng.random(vec.num_envs) < explore
+            played[wander] = uniform_legal(rng, vec.masks[wander])
+        _, _, player, rewards, terminated, truncated = vec.step(played)
+        for row in np.flatnonzero(terminated | truncated):
+            final[game_of_row[row]] = rewards[row]
+            ended_games[game_of_row[row]] = True
+            game_of_row[row] = next_game
+            next_game += 1
+    return Demonstrations(
+        observations=observations,
+        masks=masks,
+        actions=actions,
+        returns=final[game_ids, seats],
+        finished=ended_games[game_ids],
+        seconds=time.perf_counter() - started,
+        games=int(ended_games.sum()),
+    )
+
+
+def clone_policy(
+    policy,
+    data: Demonstrations,
+    epochs: int = 3,
+    batch_size: int = 1024,
+    learning_rate: float = 1e-3,
+    value_coef: float = 0.5,
+    validation: float = 0.05,
+    seed: int = 0,
+) -> list[dict]:
+    """Fit ``policy`` (a MaskablePPO policy) to ``data`` in place; one record per epoch with the
+    training loss and the held-out agreement with the teacher (the share of held-out decisions
+    where the policy's most likely action is the teacher's)."""
+    import torch
+
+    n = len(data)
+    order = np.random.default_rng(seed).permutation(n)
+    held = order[: int(n * validation)] if n >= 20 else order[:0]
+    train = order[held.size :]
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    device = policy.device
+    history = []
+
+    def tensors(index):
+        obs = torch.as_tensor(data.observations[index].astype(np.float32), device=device)
+        return (
+            obs,
+            torch.as_tensor(data.actions[index], device=device),
+            data.masks[index],
+            torch.as_tensor(data.returns[index], device=device),
+            torch.as_tensor(data.finished[index], device=device),
+        )
+
+    rng = np.random.default_rng(seed + 1)
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        rng.shuffle(train)
+        total, batches = 0.0, 0
+        for start in range(0, train.size, batch_size):
+            obs, act, mask, ret, done = tensors(train[start : start + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
+            loss = -log_prob.mean()
+            if done.any():
+                loss = loss + value_coef * ((values.flatten()[done] - ret[done]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            total += float(loss.detach())
+            batches += 1
+        history.append({"epoch": epoch + 1, "loss": total / max(batches, 1), "agreement": agreement(policy, data, held, batch_size)})
+    policy.set_training_mode(False)
+    return history
+
+
+def agreement(policy, data: Demonstrations, index: np.ndarray, batch_size: int = 4096) -> float:
+    """Share of the decisions ``index`` where the policy's most likely legal action is the teacher's."""
+    import torch
+
+    if index.size == 0:
+        return float("nan")
+    same = 0
+    with torch.no_grad():
+        for start in range(0, index.size, batch_size):
+            part = index[start : start + batch_size]
+            obs = torch.as_tensor(data.observations[part].astype(np.float32), device=policy.device)
+            distribution = policy.get_distribution(obs, action_masks=data.masks[part])
+            best = distribution.distribution.probs.argmax(dim=1).cpu().numpy()
+            same += int((best == data.actions[part]).sum())
+    return same / index.size
