@@ -15,7 +15,8 @@ AGENT_KINDS = {"random": RandomAgent, "heuristic": HeuristicAgent}
 
 def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     """An agent by name for ``game`` (an env's ``Game``): ``random``, ``heuristic``,
-    ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), ``ppo:<checkpoint.zip>`` (an SB3 policy),
+    ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), ``ppo:<checkpoint.zip>`` (an SB3 policy), ``ppo:baseline`` (the game's shipped learned baseline,
+    :mod:`agents.baselines`),
     ``rllib:<checkpoint folder>`` (an RLlib policy), loaded and checked against the game, or a search agent
     ``mcts:<simulations>`` / ``ismcts:<simulations>`` (more settings after colons: ``mcts:400:c=2:rollout=200``)."""
     kind = spec.strip()
@@ -27,6 +28,10 @@ def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     if kind.lower().startswith("ppo:"):
         from .policy_agent import PolicyAgent
 
+        if kind.lower() == "ppo:baseline":
+            from .baselines import baseline_path
+
+            return PolicyAgent.from_checkpoint(baseline_path(game.spec.env_id), game, seed=seed)
         return PolicyAgent.from_checkpoint(kind[4:], game, seed=seed)
     if kind.lower().startswith("rllib:"):
         try:

@@ -203,7 +203,10 @@ def _round_robin(args, names, games, seed, options, game) -> int:
         raise ValueError(f"agents must differ: {names}")
     agents = [make_agent(name, game, seed=seed + k) for k, name in enumerate(names)]
     labels = [
-        name if not name.startswith("ppo:") else "ppo:" + Path(name[4:]).parent.parent.name + "/" + Path(name[4:]).stem for name in names
+        name
+        if not name.startswith("ppo:") or name == "ppo:baseline"
+        else "ppo:" + Path(name[4:]).parent.parent.name + "/" + Path(name[4:]).stem
+        for name in names
     ]
     if len(set(labels)) != len(labels):
         labels = names
@@ -484,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         help="two or more agents, comma-separated: random, heuristic, heuristic:<preset>, "
-        "ppo:<checkpoint.zip>, rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations> "
+        "ppo:<checkpoint.zip>, ppo:baseline (the shipped learned baseline), rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations> "
         "(default from the config: heuristic,random)",
     )
     p.add_argument("--games", type=int, help="number of games (a multiple of the player count; default 2000)")
@@ -530,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--opponent",
         default="heuristic",
-        help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>, rllib:<checkpoint folder>, ismcts:<simulations>; default heuristic)",
+        help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>, ppo:baseline, rllib:<checkpoint folder>, ismcts:<simulations>; default heuristic)",
     )
     p.add_argument("--seat", type=int, default=1, help="your seat, 0 moves first (default 1)")
     p.add_argument("--seed", type=int, default=None)

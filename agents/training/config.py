@@ -8,6 +8,7 @@ values are refused with the key's name.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from ..search_agent import parse_search_spec
@@ -59,7 +60,11 @@ class TrainConfig:
     """Snapshots kept in the pool (the oldest leave first)."""
     opponents: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.5, "snapshot": 0.3})
     """Probability of each opponent kind per game (renormalised over the kinds available); besides
-    random, heuristic and snapshot, a search agent such as ``ismcts:50`` (sb3 backend)."""
+    random, heuristic (or ``heuristic:<preset>``) and snapshot, a search agent such as ``ismcts:50`` or a fixed learned policy,
+    ``ppo:baseline`` (the game's shipped baseline) or ``ppo:<checkpoint.zip>`` (sb3 backend)."""
+    eval_heuristic: str = "heuristic"
+    """The heuristic the learner is measured against beside random (chess: ``heuristic:greedy``, the
+    alpha-beta default costing tens of ms a move)."""
     num_threads: int = 0
     """Torch and numba threads (0: leave the defaults)."""
     bc_decisions: int = 0
@@ -102,17 +107,38 @@ class TrainConfig:
             raise ValueError(f"{where}: 'bc_explore' must be in [0, 1], got {self.bc_explore!r}")
         if not isinstance(self.bc_learning_rate, (int, float)) or not 0 < self.bc_learning_rate <= 1:
             raise ValueError(f"{where}: 'bc_learning_rate' must be in (0, 1], got {self.bc_learning_rate!r}")
-        if not isinstance(self.bc_teacher, str) or self.bc_teacher.split(":", 1)[0].lower() not in ("heuristic", "random", "mcts", "ismcts", "ppo"):
+        if not isinstance(self.bc_teacher, str) or self.bc_teacher.split(":", 1)[0].lower() not in (
+            "heuristic",
+            "random",
+            "mcts",
+            "ismcts",
+            "ppo",
+        ):
             raise ValueError(f"{where}: 'bc_teacher' must be an agent spec such as heuristic or heuristic:greedy, got {self.bc_teacher!r}")
         if not isinstance(self.max_minutes, (int, float)) or self.max_minutes < 0:
             raise ValueError(f"{where}: 'max_minutes' must be >= 0, got {self.max_minutes!r}")
         if not isinstance(self.opponents, dict) or not self.opponents:
             raise ValueError(f"{where}: 'opponents' must map random/heuristic/snapshot to weights")
-        bad = sorted(k for k in self.opponents if k not in ("random", "heuristic", "snapshot") and not is_search_spec(k))
+        bad = sorted(
+            k
+            for k in self.opponents
+            if k not in ("random", "heuristic", "snapshot") and not is_search_spec(k) and not k.startswith(("ppo:", "heuristic:"))
+        )
         if bad:
             raise ValueError(
-                f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, snapshot, mcts:<simulations>, ismcts:<simulations>"
+                f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, heuristic:<preset>, snapshot, mcts:<simulations>, "
+                "ismcts:<simulations>, ppo:baseline, ppo:<checkpoint.zip>"
             )
+        for key in self.opponents:
+            if key == "ppo:baseline":
+                from ..baselines import available
+
+                if self.env_id not in available():
+                    raise ValueError(
+                        f"{where}: opponents: no shipped baseline for {self.env_id!r} (ppo:baseline exists for: {', '.join(available()) or 'none'})"
+                    )
+            elif key.startswith("ppo:") and not Path(key[4:]).is_file():
+                raise ValueError(f"{where}: opponents: checkpoint {key[4:]!r} does not exist")
         for key in self.opponents:
             if is_search_spec(key):
                 kind, _, settings = key.partition(":")
@@ -121,9 +147,11 @@ class TrainConfig:
                 except ValueError as exc:
                     raise ValueError(f"{where}: opponents: {exc}") from None
         if any(not isinstance(w, (int, float)) or w < 0 for w in self.opponents.values()) or not any(
-            self.opponents.get(k, 0) > 0 for k in ("random", "heuristic")
+            w > 0 for k, w in self.opponents.items() if k == "random" or k.split(":", 1)[0] == "heuristic"
         ):
             raise ValueError(f"{where}: opponents: weights must be >= 0 and random or heuristic must be > 0")
+        if not isinstance(self.eval_heuristic, str) or self.eval_heuristic.split(":", 1)[0] != "heuristic":
+            raise ValueError(f"{where}: 'eval_heuristic' must be heuristic or heuristic:<preset>, got {self.eval_heuristic!r}")
         if not isinstance(self.net_arch, list) or not all(isinstance(h, int) and h > 0 for h in self.net_arch):
             raise ValueError(f"{where}: 'net_arch' must be a list of positive layer sizes")
 

@@ -67,7 +67,9 @@ def record_teacher(
     seats = np.zeros(decisions, dtype=np.int64)
     game_ids = np.zeros(decisions, dtype=np.int64)
     # final rewards by game number; a row's game gets a new number when it restarts
-    final = np.zeros((decisions + vec.num_envs + 1, game.num_players), dtype=np.float32)
+    # (every game holds a decision, and the last batch plays all rows: at most decisions +
+    # 2 x num_envs game numbers are ever handed out)
+    final = np.zeros((decisions + 2 * vec.num_envs + 1, game.num_players), dtype=np.float32)
     ended_games = np.zeros(final.shape[0], dtype=bool)
     game_of_row = np.arange(vec.num_envs)
     next_game = vec.num_envs

@@ -86,9 +86,15 @@ class RLlibTrainer:
 
     # --- setup ---------------------------------------------------------------
     def _check_opponents(self) -> None:
-        search = sorted(k for k in self.config.opponents if k.split(":", 1)[0] in ("mcts", "ismcts"))
+        search = sorted(k for k in self.config.opponents if ":" in k)
         if search:
-            raise ValueError(f"opponents: {search[0]!r}: search opponents are played by the sb3 backend only (--backend sb3)")
+            raise ValueError(
+                f"opponents: {search[0]!r}: search, preset and fixed ppo opponents are played by the sb3 backend only (--backend sb3)"
+            )
+        if self.config.bc_decisions:
+            raise ValueError(
+                "bc_decisions: the behaviour-cloning warm start is part of the sb3 backend only (--backend sb3, or bc_decisions: 0)"
+            )
 
     def _mapping(self) -> LeagueMapping:
         live = tuple(self.snapshots[-self.config.max_snapshots :]) if self.config.max_snapshots else ()

@@ -23,13 +23,15 @@ from tardis_envs import vector
 
 from ..base import Agent
 from ..heuristics import HeuristicAgent
+from ..policy_agent import PolicyAgent
 from ..random_agent import RandomAgent
 from ..search_agent import SearchAgent
 
 
 class OpponentPool:
     """Opponents the learner meets: random, the game's heuristic, frozen snapshots, search agents
-    (an ``opponents`` key such as ``ismcts:50``).
+    (an ``opponents`` key such as ``ismcts:50``), fixed learned policies (``ppo:baseline``,
+    ``ppo:<checkpoint.zip>``).
 
     ``weights`` gives the chance of each kind per game, renormalised over the
     kinds present (no snapshot until the first one is added); snapshots are
@@ -51,6 +53,15 @@ class OpponentPool:
             if key.split(":", 1)[0] in ("mcts", "ismcts") and weights[key] > 0:
                 kind, _, settings = key.partition(":")
                 self._add(SearchAgent(game, seed=seed + 303 + number, kind=kind, settings=settings), key, key)
+            if key.startswith("heuristic:") and weights[key] > 0:
+                self._add(HeuristicAgent(game, seed=seed + 202 + number, preset=key.split(":", 1)[1]), key, key)
+            if key.startswith("ppo:") and weights[key] > 0:
+                # a fixed learned opponent (``ppo:baseline``, ``ppo:<checkpoint.zip>``), sampling its moves
+                # like the snapshots do
+                from ..baselines import SPEC, baseline_path
+
+                path = baseline_path(game.spec.env_id) if key == SPEC else key[4:]
+                self._add(PolicyAgent.from_checkpoint(path, game, deterministic=False), key, key)
 
     def _add(self, agent: Agent, name: str, kind: str) -> None:
         self.agents.append(agent)

@@ -71,7 +71,9 @@ def evaluate_learner(config: TrainConfig, game, learner) -> dict[str, dict]:
     results = {}
     n = game.num_players
     games = max(config.eval_games - config.eval_games % n, n)
-    for name, opponent in (("random", RandomAgent(game, seed=1)), ("heuristic", HeuristicAgent(game))):
+    heuristic = config.eval_heuristic
+    preset = heuristic.split(":", 1)[1] if ":" in heuristic else None
+    for name, opponent in (("random", RandomAgent(game, seed=1)), (heuristic, HeuristicAgent(game, preset=preset))):
         if game.spec.cooperative:
             # a team game: the learner in one seat, these agents as its team-mates; the team's win rate
             match = team_match(config.env_id, learner, opponent, ("learner", name), games, seed=EVAL_SEED, options=config.options)
@@ -212,7 +214,12 @@ class Trainer:
         )
         started = time.perf_counter()
         epochs = clone_policy(
-            self.model.policy, data, epochs=config.bc_epochs, learning_rate=config.bc_learning_rate, batch_size=config.batch_size, seed=config.seed
+            self.model.policy,
+            data,
+            epochs=config.bc_epochs,
+            learning_rate=config.bc_learning_rate,
+            batch_size=config.batch_size,
+            seed=config.seed,
         )
         self.warm = {
             "teacher": config.bc_teacher,
@@ -293,6 +300,9 @@ class Trainer:
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))
         if self.warm is not None and not self.resume:
             self.evaluate()  # the learning curve starts where the warm start left it
+            # the clone joins the pool at once: a stand-in for its teacher that costs no more
+            # than the learner (Keys' route-planning heuristic costs ~75 env steps a move)
+            self.snapshot()
         trainer = self
         config = self.config
         remaining = config.total_timesteps - self.model.num_timesteps

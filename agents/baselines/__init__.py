@@ -1,0 +1,90 @@
+"""Learned baselines shipped with the package: one MaskablePPO checkpoint per game.
+
+``make_agent("ppo:baseline", game)`` (and ``--agents ppo:baseline`` in ``tardis-envs eval``,
+``--opponent ppo:baseline`` in ``play``, ``opponents: {ppo:baseline: w}`` in a training config)
+loads ``<env_id>.zip`` from this folder with the same checks as any checkpoint: env id and
+version, observation shape, action count, and a warning when the rule options differ from
+those it was trained under. Each file is an ordinary checkpoint of ``tardis-envs train``
+(its ``tardis_meta.json`` holds the recipe's config, the seed, the step count, the warm start
+and the package version) with the optimizer state dropped, which only resuming needs.
+
+The recipes that trained them are ``configs/baselines/<env_id>.yaml``; their measured results
+(learning curves, round robins, learner steps/s) are in ``docs/results/baselines/``. A new
+baseline is exported from a run with ``python -m agents.baselines export RUN/checkpoints/best.zip``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from ..checkpoint import CheckpointError, load_model, read_meta, write_meta
+
+SPEC = "ppo:baseline"
+
+
+def folder() -> Path:
+    return Path(str(resources.files(__name__)))
+
+
+def available() -> list[str]:
+    """The env ids that have a shipped baseline."""
+    return sorted(p.stem for p in folder().glob("*.zip"))
+
+
+def baseline_path(env_id: str) -> Path:
+    """The shipped checkpoint of ``env_id``; a :class:`CheckpointError` naming the games that
+    have one if it has none."""
+    path = folder() / f"{env_id}.zip"
+    if not path.exists():
+        have = ", ".join(available()) or "none"
+        raise CheckpointError(f"no shipped baseline for {env_id!r} (ppo:baseline exists for: {have})")
+    return path
+
+
+def export(checkpoint: str | Path, out: str | Path | None = None) -> Path:
+    """Copy a training checkpoint to a shipped baseline: same model and metadata, the optimizer
+    state reset (it is half or more of a resumable checkpoint and plays no part in acting).
+    ``out`` defaults to this folder's ``<env_id>.zip``."""
+    meta = read_meta(checkpoint)
+    model, _ = load_model(checkpoint)
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs)
+    target = Path(out) if out is not None else folder() / f"{meta['env_id']}.zip"
+    with tempfile.TemporaryDirectory() as tmp:
+        staged = Path(tmp) / target.name
+        model.save(staged)
+        write_meta(staged, {**meta, "exported_from": Path(checkpoint).name})
+        read_meta(staged)  # the copy is whole before it replaces anything
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(staged), target)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agents.baselines", description=__doc__.split("\n\n")[0])
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    p = verbs.add_parser("export", help="make a training checkpoint the shipped baseline of its game")
+    p.add_argument("checkpoint")
+    p.add_argument("--out", help="where to write it (default: this package's <env_id>.zip)")
+    verbs.add_parser("list", help="the games with a shipped baseline")
+    args = parser.parse_args(argv)
+    if args.verb == "list":
+        for env_id in available():
+            meta = read_meta(baseline_path(env_id))
+            print(f"{env_id}: {meta['num_timesteps']:,} learner steps, options {meta['options']}")
+        return 0
+    try:
+        path = export(args.checkpoint, args.out)
+    except CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+__all__ = ["SPEC", "available", "baseline_path", "export", "main"]
