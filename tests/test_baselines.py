@@ -157,3 +157,20 @@ def test_tiny_run_of_each_baseline_recipe(recipe, tmp_path):
     # the learning curve starts at the warm start; the clone joined the opponent pool at once
     rows = (run / "eval.csv").read_text().splitlines()[1:]
     assert rows[0].startswith("0,") and (run / "snapshots" / "snap_0000000000.zip").exists()
+
+
+def cli(*args, stdin=""):
+    return subprocess.run(
+        [sys.executable, "-m", "tardis_envs.cli", *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.slow
+def test_eval_and_play_take_the_shipped_baseline_by_name(tmp_path):
+    out = cli("eval", "tardis_run_v0", "--agents", "ppo:baseline,heuristic,random", "--games", "4", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "ppo:baseline vs random:" in out.stdout
+    assert (tmp_path / "matrix.csv").read_text().splitlines()[1].startswith("ppo:baseline,heuristic,4,")
+    out = cli("play", "gallifrey_duel_v1", "--seat", "1", "--seed", "0", "--opponent", "ppo:baseline", stdin="q\n")
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert "first has chosen (hidden until both have)" in out.stdout  # the baseline moved first
