@@ -158,7 +158,12 @@ class Trainer:
 
         config = self.config
         if config.num_threads:
+            # both pools: torch's for the learner, numba's for the batched core's parallel kernels
+            # (left alone, numba takes every core and two runs side by side starve each other)
+            import numba
+
             torch.set_num_threads(config.num_threads)
+            numba.set_num_threads(min(config.num_threads, numba.config.NUMBA_NUM_THREADS))
         self.pool = OpponentPool(self.game, config.opponents, seed=config.seed, max_snapshots=config.max_snapshots)
         last = self.run_dir / "checkpoints" / "last.zip"
         if self.resume:
