@@ -7,7 +7,8 @@ intervals, Bradley-Terry ratings). Game by game, what the issue measures:
 
 - Dr. Who Chess: against ``heuristic:greedy`` in the round robin, and a shorter match against
   the alpha-beta ``heuristic`` (tens of ms a move);
-- Keys to the TARDIS: 2 players, then 3 and 4 (one baseline alone against copies of the other);
+- Keys to the TARDIS: 2 players, then 3 and 4 (one baseline alone against copies of the other,
+  ``--multiplayer-games`` each: the heuristic's route planning makes these the slow ones);
 - Time of the Daleks: each agent's team with heuristic Doctors (the baseline + a heuristic
   Doctor against two heuristic Doctors, same seeds).
 
@@ -29,9 +30,9 @@ OUT = ROOT / "docs" / "results" / "baselines"
 RUN_FILES = ("eval.csv", "winrate.png", "bc.json", "summary.md", "stats.json", "config.yaml")
 
 
-def evaluations(env_id: str, games: int, abgames: int) -> list[tuple[str, list[str]]]:
+def evaluations(env_id: str, games: int, abgames: int, mpgames: int) -> list[tuple[str, list[str]]]:
     """(name, tardis-envs eval arguments) of each evaluation of ``env_id``."""
-    out = str(OUT / env_id)
+    out = str((OUT / env_id).relative_to(ROOT))  # relative: the saved transcripts name repository paths
     if env_id == "timelord_chess_v1":
         return [
             ("round_robin", ["--agents", "ppo:baseline,heuristic:greedy,random", "--games", str(games), "--out", out]),
@@ -41,7 +42,7 @@ def evaluations(env_id: str, games: int, abgames: int) -> list[tuple[str, list[s
         runs = [("round_robin", ["--agents", "ppo:baseline,heuristic,random", "--games", str(games), "--out", out])]
         for players in (3, 4):
             # a multiple of the seat rotation, near the requested count
-            n = games - games % players
+            n = mpgames - mpgames % players
             runs.append(
                 (
                     f"players_{players}",
@@ -58,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", help="folder of the recipes' runs (baseline-<env_id>/)")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--alphabeta-games", type=int, default=200, help="chess: games against the alpha-beta heuristic")
+    parser.add_argument(
+        "--multiplayer-games", type=int, default=600, help="Keys: games at 3 and at 4 players (each heuristic seat plans routes)"
+    )
+    parser.add_argument("--only", help="comma-separated evaluations to run (round_robin, vs_alphabeta, players_3, players_4)")
     args = parser.parse_args(argv)
     from agents.baselines import available
 
@@ -70,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
             for name in RUN_FILES:
                 if (run / name).exists():
                     shutil.copy(run / name, folder / name)
-        for name, extra in evaluations(env_id, args.games, args.alphabeta_games):
+        for name, extra in evaluations(env_id, args.games, args.alphabeta_games, args.multiplayer_games):
+            if args.only and name not in args.only.split(","):
+                continue
             command = [sys.executable, "-m", "tardis_envs.cli", "eval", env_id, *extra]
             print("$ tardis-envs eval", env_id, " ".join(extra), flush=True)
             result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
