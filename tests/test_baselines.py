@@ -157,7 +157,9 @@ def test_tiny_run_of_each_baseline_recipe(recipe, tmp_path):
         assert meta["warm_start"] is None and not (run / "bc.json").exists()
         return
     warm = json.loads((run / "bc.json").read_text())
-    assert warm["decisions"] == 400 and 0 <= warm["epochs"][-1]["agreement"] <= 1
+    rounds = train.get("bc_dagger_rounds", 0)
+    assert warm["decisions"] == 400 * (1 + rounds) and 0 <= warm["epochs"][-1]["agreement"] <= 1
+    assert [r["played_by"] for r in warm.get("rounds", [])] == (["teacher"] + ["clone"] * rounds if rounds else [])
     assert meta["warm_start"]["teacher"] == train.get("bc_teacher", "heuristic")
     # the learning curve starts at the warm start; the clone joined the opponent pool at once
     rows = (run / "eval.csv").read_text().splitlines()[1:]

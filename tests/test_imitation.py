@@ -55,6 +55,29 @@ def test_exploration_changes_the_games_played_but_not_the_labels():
         record_teacher("timelord_chess_v1", teacher, 10, explore=1.5)
 
 
+class LowestLegal(RandomAgent):
+    """Always the lowest-numbered legal action: a behaviour that differs from the heuristic."""
+
+    def act_batch(self, states, observations, masks):
+        return np.argmax(masks > 0, axis=1).astype(np.int64)
+
+
+def test_dagger_plays_the_behaviour_and_keeps_the_teachers_labels():
+    game = tardis_envs.env_module("tardis_run_v0").Game()
+    spy = Spy(game)
+    mixed = record_teacher("tardis_run_v0", spy, 2000, seed=4, num_envs=32, explore=0.0, behaviour=LowestLegal(game))
+    alone = record_teacher("tardis_run_v0", LowestLegal(game), 2000, seed=4, num_envs=32, explore=0.0)
+    # the games are the behaviour's own, move for move ...
+    assert np.array_equal(mixed.observations, alone.observations) and np.array_equal(mixed.returns, alone.returns)
+    # ... and every label is the teacher's choice in them, which is often another move
+    expected = np.concatenate([c[: min(32, 2000 - 32 * k)] for k, c in enumerate(spy.choices)])
+    assert np.array_equal(mixed.actions, expected)
+    assert (mixed.actions != alone.actions).mean() > 0.2
+    both = mixed + alone
+    assert len(both) == 4000 and both.games == mixed.games + alone.games
+    assert np.array_equal(both.actions[2000:], alone.actions)
+
+
 def test_cloning_fits_the_teacher():
     from sb3_contrib import MaskablePPO
 

@@ -260,6 +260,10 @@ def test_train_config_validation():
     with pytest.raises(ValueError, match="needs a number of simulations"):
         TrainConfig.from_dict({"opponents": {"mcts": 1.0}})
     assert TrainConfig.from_dict({"opponents": {"random": 0.5, "ismcts:20": 0.5}}).opponents["ismcts:20"] == 0.5
+    with pytest.raises(ValueError, match="'bc_dagger_rounds' must be an integer >= 0"):
+        TrainConfig.from_dict({"bc_decisions": 10, "bc_dagger_rounds": -1})
+    with pytest.raises(ValueError, match="'bc_dagger_rounds' needs a warm start"):
+        TrainConfig.from_dict({"bc_dagger_rounds": 2})
     assert TrainConfig.from_dict({}).env_id == "tardis_run_v0"
 
 

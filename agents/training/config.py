@@ -75,6 +75,9 @@ class TrainConfig:
     """Share of the recorded games' moves played uniformly at random (the teacher's choice stays the label)."""
     bc_epochs: int = 3
     """Passes over the recorded decisions."""
+    bc_dagger_rounds: int = 0
+    """DAgger rounds after the first fit: each records ``bc_decisions`` more decisions played by the
+    clone and labelled by the teacher, then fits again on everything recorded (0: plain cloning)."""
     bc_learning_rate: float = 1e-3
     """Adam step size of the warm start."""
 
@@ -103,6 +106,10 @@ class TrainConfig:
             raise ValueError(f"{where}: 'bc_decisions' must be an integer >= 0, got {self.bc_decisions!r}")
         if isinstance(self.bc_epochs, bool) or not isinstance(self.bc_epochs, int) or self.bc_epochs < 1:
             raise ValueError(f"{where}: 'bc_epochs' must be a positive integer, got {self.bc_epochs!r}")
+        if isinstance(self.bc_dagger_rounds, bool) or not isinstance(self.bc_dagger_rounds, int) or self.bc_dagger_rounds < 0:
+            raise ValueError(f"{where}: 'bc_dagger_rounds' must be an integer >= 0, got {self.bc_dagger_rounds!r}")
+        if self.bc_dagger_rounds and not self.bc_decisions:
+            raise ValueError(f"{where}: 'bc_dagger_rounds' needs a warm start ('bc_decisions' > 0)")
         if not isinstance(self.bc_explore, (int, float)) or not 0 <= self.bc_explore <= 1:
             raise ValueError(f"{where}: 'bc_explore' must be in [0, 1], got {self.bc_explore!r}")
         if not isinstance(self.bc_learning_rate, (int, float)) or not 0 < self.bc_learning_rate <= 1:

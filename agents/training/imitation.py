@@ -8,6 +8,12 @@ A fraction ``explore`` of the moves actually played are uniformly random legal m
 play the same few games (chess has no chance at all) and the learner would never see
 the positions its own mistakes lead to.
 
+DAgger (Ross, Gordon and Bagnell, 2011) goes one step further: after a first fit, the
+*clone* plays (``behaviour=``) while the teacher still labels every decision, the new
+decisions join the old ones and the policy is fitted again. The learner is then trained
+on the positions its own play reaches, where a clone's small errors compound over a long
+game (a cooperative game of ~120 decisions a seat punishes every one of them).
+
 :func:`clone_policy` then fits a MaskablePPO policy to those labels: masked
 cross-entropy for the actor, mean squared error to the final reward for the critic,
 so that PPO starts from the teacher's play with a value function that already fits
@@ -42,6 +48,17 @@ class Demonstrations:
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
+    def __add__(self, other: "Demonstrations") -> "Demonstrations":
+        return Demonstrations(
+            observations=np.concatenate([self.observations, other.observations]),
+            masks=np.concatenate([self.masks, other.masks]),
+            actions=np.concatenate([self.actions, other.actions]),
+            returns=np.concatenate([self.returns, other.returns]),
+            finished=np.concatenate([self.finished, other.finished]),
+            seconds=self.seconds + other.seconds,
+            games=self.games + other.games,
+        )
+
 
 def record_teacher(
     env_id: str,
@@ -51,8 +68,10 @@ def record_teacher(
     num_envs: int = 256,
     explore: float = 0.1,
     options: dict | None = None,
+    behaviour: Agent | None = None,
 ) -> Demonstrations:
-    """``decisions`` labelled decisions of ``teacher`` playing every seat (see the module docstring)."""
+    """``decisions`` labelled decisions of ``teacher``; ``teacher`` plays every seat, or
+    ``behaviour`` does while ``teacher`` only labels (DAgger; see the module docstring)."""
     if decisions < 1:
         raise ValueError(f"decisions must be >= 1, got {decisions!r}")
     if not 0 <= explore <= 1:
@@ -79,6 +98,7 @@ def record_teacher(
         take = min(vec.num_envs, decisions - filled)
         rows = np.arange(take)  # the first rows label the last batch; every row plays
         chosen = teacher.act_batch(vec.states, vec.obs, vec.masks)
+        played = chosen.copy() if behaviour is None else behaviour.act_batch(vec.states, vec.obs, vec.masks)
         where = slice(filled, filled + take)
         observations[where] = vec.obs[rows]
         masks[where] = vec.masks[rows] > 0
@@ -86,7 +106,6 @@ def record_teacher(
         seats[where] = vec.current_player[rows]
         game_ids[where] = game_of_row[rows]
         filled += take
-        played = chosen.copy()
         if explore > 0:
             wander = rng.random(vec.num_envs) < explore
             played[wander] = uniform_legal(rng, vec.masks[wander])

@@ -207,38 +207,71 @@ class Trainer:
                 self.warm_start()
 
     def warm_start(self) -> None:
-        """Behaviour cloning of ``bc_teacher`` before PPO (:mod:`agents.training.imitation`);
-        its record goes to ``bc.json`` and into every checkpoint's metadata."""
+        """Behaviour cloning of ``bc_teacher`` before PPO (:mod:`agents.training.imitation`), then
+        ``bc_dagger_rounds`` DAgger rounds; the record goes to ``bc.json`` and into every
+        checkpoint's metadata."""
         from .. import make_agent
+        from ..policy_agent import PolicyAgent
         from .imitation import clone_policy, record_teacher
 
         config = self.config
         teacher = make_agent(config.bc_teacher, self.game, seed=config.seed + 11)
-        data = record_teacher(
-            config.env_id, teacher, config.bc_decisions, seed=config.seed + 20_000_000, explore=config.bc_explore, options=config.options
-        )
-        started = time.perf_counter()
-        epochs = clone_policy(
-            self.model.policy,
-            data,
-            epochs=config.bc_epochs,
-            learning_rate=config.bc_learning_rate,
-            batch_size=config.batch_size,
-            seed=config.seed,
-        )
+        data = None
+        rounds = []
+        for round_number in range(config.bc_dagger_rounds + 1):
+            # round 0: the teacher plays; later rounds: the clone plays, the teacher labels
+            behaviour = None if data is None else PolicyAgent(self.game, policy=self.model.policy, deterministic=True)
+            new = record_teacher(
+                config.env_id,
+                teacher,
+                config.bc_decisions,
+                seed=config.seed + 20_000_000 + 1_000_003 * round_number,
+                explore=config.bc_explore,
+                options=config.options,
+                behaviour=behaviour,
+            )
+            data = new if data is None else data + new
+            started = time.perf_counter()
+            epochs = clone_policy(
+                self.model.policy,
+                data,
+                epochs=config.bc_epochs,
+                learning_rate=config.bc_learning_rate,
+                batch_size=config.batch_size,
+                seed=config.seed + round_number,
+            )
+            rounds.append(
+                {
+                    "round": round_number,
+                    "played_by": "teacher" if behaviour is None else "clone",
+                    "decisions": len(new),
+                    "games": new.games,
+                    "record_seconds": round(new.seconds, 1),
+                    "fit_seconds": round(time.perf_counter() - started, 1),
+                    "epochs": epochs,
+                }
+            )
+            if self.progress and config.bc_dagger_rounds:
+                print(
+                    f"warm start round {round_number}: {len(new):,} decisions played by {rounds[-1]['played_by']}, "
+                    f"agreement with the teacher {100 * epochs[-1]['agreement']:.1f}%"
+                )
+        assert data is not None
         self.warm = {
             "teacher": config.bc_teacher,
             "decisions": len(data),
             "games": data.games,
             "record_seconds": round(data.seconds, 1),
-            "fit_seconds": round(time.perf_counter() - started, 1),
-            "epochs": epochs,
+            "fit_seconds": round(sum(r["fit_seconds"] for r in rounds), 1),
+            "epochs": rounds[-1]["epochs"],  # the last fit's
         }
+        if config.bc_dagger_rounds:
+            self.warm["rounds"] = rounds
         (self.run_dir / "bc.json").write_text(json.dumps(self.warm, indent=2))
         if self.progress:
             print(
                 f"warm start: {len(data):,} decisions of {config.bc_teacher} in {data.seconds:.0f} s, fitted in "
-                f"{self.warm['fit_seconds']:.0f} s; agreement with the teacher {100 * epochs[-1]['agreement']:.1f}%"
+                f"{self.warm['fit_seconds']:.0f} s; agreement with the teacher {100 * rounds[-1]['epochs'][-1]['agreement']:.1f}%"
             )
 
     def _read_history(self) -> None:
