@@ -221,39 +221,51 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
     assert ray_cli, "the ray command comes with the distributed extra"
     # recent Ray turns token authentication on: every process of the cluster shares this token
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
-    port = _free_port()
     # Ray's socket paths must stay short (a Unix socket path holds ~107 bytes): not under tmp_path
     ray_dir = tempfile.mkdtemp(prefix="ray", dir="/tmp")
-    common = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats", *_node_ports()]
-    head = subprocess.Popen(
-        [
-            ray_cli,
-            "start",
-            "--head",
-            f"--port={port}",
-            f"--ray-client-server-port={_free_port()}",
-            "--include-dashboard=false",
-            f"--temp-dir={ray_dir}",
-            *common,
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    worker = None
+    head_log = tmp_path / "head.log"
+    head = worker = None
     try:
-        deadline = time.time() + 90  # a loaded machine starts a head slowly: wait for its port
-        while time.time() < deadline and head.poll() is None and not _listening(port):
-            time.sleep(0.5)
-        assert head.poll() is None and _listening(port), "the head node did not start"
-        worker = subprocess.Popen(
-            [ray_cli, "start", f"--address=127.0.0.1:{port}", *common[:4], *_node_ports()],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        # a port picked free here can be taken before Ray binds it, and a loaded machine can run
+        # past `ray start`'s own start-up limits: a head that exits is started again on new ports
+        for _attempt in range(3):
+            port = _free_port()
+            common = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats", *_node_ports()]
+            with head_log.open("a") as log:
+                head = subprocess.Popen(
+                    [
+                        ray_cli,
+                        "start",
+                        "--head",
+                        f"--port={port}",
+                        f"--ray-client-server-port={_free_port()}",
+                        "--include-dashboard=false",
+                        f"--temp-dir={ray_dir}",
+                        *common,
+                    ],
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            deadline = time.time() + 90  # a loaded machine starts a head slowly: wait for its port
+            while time.time() < deadline and head.poll() is None and not _listening(port):
+                time.sleep(0.5)
+            if head.poll() is None and _listening(port):
+                break
+            if head.poll() is None:  # alive but never listening: end it before the next try
+                head.terminate()
+                head.wait(timeout=60)
+        assert head.poll() is None and _listening(port), "the head node did not start:\n" + head_log.read_text()[-3000:]
+        worker_log = tmp_path / "worker.log"
+        with worker_log.open("w") as log:
+            worker = subprocess.Popen(
+                [ray_cli, "start", f"--address=127.0.0.1:{port}", *common[:4], *_node_ports()],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         time.sleep(8)
-        assert worker.poll() is None, "the worker node did not join"
+        assert worker.poll() is None, "the worker node did not join:\n" + worker_log.read_text()[-3000:]
         run = tmp_path / "run"
         out = subprocess.run(
             [
@@ -275,7 +287,7 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
             env=env,
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=600,  # two nodes, two env runners and a learner on two loaded cores: minutes, not seconds
         )
         assert out.returncode == 0, out.stderr[-3000:]
         assert "done:" in out.stdout and (run / "checkpoints" / "best" / "tardis_meta.json").exists()
