@@ -7,7 +7,7 @@ pytest.importorskip("sb3_contrib")
 
 import tardis_envs
 from agents import HeuristicAgent, RandomAgent
-from agents.training.imitation import agreement, clone_policy, record_teacher
+from agents.training.imitation import agreement, clone_policy, held_out_split, record_teacher
 
 
 class Spy(HeuristicAgent):
@@ -93,3 +93,30 @@ def test_cloning_fits_the_teacher():
     assert history[-1]["loss"] < history[0]["loss"]
     # the heuristic's choice is often forced or obvious; the untrained policy picks uniformly
     assert history[-1]["agreement"] > 0.75 and history[-1]["agreement"] > before + 0.2
+
+
+def test_decisions_held_out_are_never_trained_on_and_measure_the_agreement():
+    from sb3_contrib import MaskablePPO
+
+    from agents.training.selfplay import OpponentPool, SelfPlayVecEnv
+
+    game = tardis_envs.env_module("tardis_run_v0").Game()
+    data = record_teacher("tardis_run_v0", HeuristicAgent(game), 3000, seed=6, num_envs=64)
+    held, train = held_out_split(len(data), seed=1)
+    assert held.size == 150 and np.array_equal(np.sort(np.concatenate([held, train])), np.arange(len(data)))
+    earlier = np.arange(0, 3000, 7)  # as a later DAgger round passes them: held out by an earlier fit
+    data.observations[earlier, 0, 0] = 99.0  # a mark no trained batch may carry
+    venv = SelfPlayVecEnv("tardis_run_v0", 4, OpponentPool(game, {"random": 1.0}), seed=0)
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs={"net_arch": [32]}, seed=0, device="cpu")
+    trained = []
+    evaluate = model.policy.evaluate_actions
+
+    def spy(obs, actions, action_masks=None):
+        trained.append(obs.detach().numpy()[:, 0, 0].copy())
+        return evaluate(obs, actions, action_masks=action_masks)
+
+    model.policy.evaluate_actions = spy
+    history = clone_policy(model.policy, data, epochs=2, batch_size=256, seed=0, held_out=earlier)
+    rows = np.concatenate(trained)
+    assert rows.size == 2 * (3000 - earlier.size) and not (rows == 99.0).any()
+    assert history[-1]["agreement"] == agreement(model.policy, data, earlier)

@@ -126,6 +126,13 @@ def record_teacher(
     )
 
 
+def held_out_split(n: int, seed: int, validation: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """(held-out, training) indices of ``n`` decisions: a ``validation`` share drawn with ``seed``."""
+    order = np.random.default_rng(seed).permutation(n)
+    held = order[: int(n * validation)] if n >= 20 else order[:0]
+    return held, order[held.size :]
+
+
 def clone_policy(
     policy,
     data: Demonstrations,
@@ -135,6 +142,7 @@ def clone_policy(
     value_coef: float = 0.5,
     validation: float = 0.05,
     seed: int = 0,
+    held_out: np.ndarray | None = None,
 ) -> list[dict]:
     """Fit ``policy`` (a MaskablePPO policy) to ``data`` in place; one record per epoch with the
     training loss and the held-out agreement with the teacher (the share of held-out decisions
@@ -142,9 +150,12 @@ def clone_policy(
     import torch
 
     n = len(data)
-    order = np.random.default_rng(seed).permutation(n)
-    held = order[: int(n * validation)] if n >= 20 else order[:0]
-    train = order[held.size :]
+    if held_out is None:
+        held, train = held_out_split(n, seed, validation)
+    else:
+        # decisions held out by an earlier fit stay held out (DAgger's later rounds)
+        held = np.asarray(held_out, dtype=np.int64)
+        train = np.random.default_rng(seed).permutation(np.setdiff1d(np.arange(n), held))
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     device = policy.device
     history = []

@@ -212,11 +212,12 @@ class Trainer:
         checkpoint's metadata."""
         from .. import make_agent
         from ..policy_agent import PolicyAgent
-        from .imitation import clone_policy, record_teacher
+        from .imitation import clone_policy, held_out_split, record_teacher
 
         config = self.config
         teacher = make_agent(config.bc_teacher, self.game, seed=config.seed + 11)
         data = None
+        held = None  # decisions no fit trains on: every round's agreement is measured on unseen ones
         rounds = []
         for round_number in range(config.bc_dagger_rounds + 1):
             # round 0: the teacher plays; later rounds: the clone plays, the teacher labels
@@ -230,6 +231,8 @@ class Trainer:
                 options=config.options,
                 behaviour=behaviour,
             )
+            fresh_held, _ = held_out_split(len(new), seed=config.seed + round_number)
+            held = fresh_held if held is None else np.concatenate([held, len(data) + fresh_held])
             data = new if data is None else data + new
             started = time.perf_counter()
             epochs = clone_policy(
@@ -239,6 +242,7 @@ class Trainer:
                 learning_rate=config.bc_learning_rate,
                 batch_size=config.batch_size,
                 seed=config.seed + round_number,
+                held_out=None if round_number == 0 else held,  # round 0: the default split, which is `held`
             )
             rounds.append(
                 {
