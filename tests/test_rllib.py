@@ -17,6 +17,8 @@ from agents.tournament import play_match  # noqa: E402
 from agents.training.config import TrainConfig  # noqa: E402
 from agents.training.rllib_backend import MAIN, RANDOM, LeagueMapping, MaskedPPOModule, learner_steps, ppo_config, save_checkpoint, spaces  # noqa: E402
 
+from .helpers import interrupt_after_first_evaluation  # noqa: E402
+
 # every game and player count the project ships
 VARIANTS = [
     ("tardis_run_v0", {}),
@@ -303,29 +305,15 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
 
 
 def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
-    import signal
     import subprocess
     import sys
-    import time
 
     from agents.checkpoint import read_meta
 
     run = tmp_path / "run"
     command = [sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--backend", "rllib", "--run-dir", str(run)]
     proc = subprocess.Popen(command + _tiny(10_000_000), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        # interrupt a run that is training (a signal during start-up tests nothing of the trainer)
-        deadline = time.time() + 480
-        while not (run / "eval.csv").exists() and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.5)
-        assert (run / "eval.csv").exists(), f"the run never reached its first evaluation (exit code {proc.poll()})"
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=180)
-    finally:
-        if proc.poll() is None:  # end the run this test started, whatever failed
-            proc.kill()
-            proc.wait(timeout=60)
+    err = interrupt_after_first_evaluation(proc, run, timeout=180)
     assert proc.returncode == 130, err[-2000:]
     meta = read_meta(run / "checkpoints" / "last")
     assert meta["interrupted"] is True and meta["num_timesteps"] > 0

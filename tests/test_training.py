@@ -17,6 +17,8 @@ from agents.training.aec_gym import AECSingleAgentEnv
 from agents.training.config import TrainConfig
 from agents.training.selfplay import OpponentPool, SelfPlayVecEnv
 
+from .helpers import interrupt_after_first_evaluation
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -99,9 +101,6 @@ def test_tiny_training_run_writes_a_checkpoint_that_plays_legally(env_id, tmp_pa
 
 @pytest.mark.slow
 def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
-    import signal
-    import time
-
     run = tmp_path / "run"
     config = tiny_config("tardis_run_v0", tmp_path)
     proc = subprocess.Popen(
@@ -130,19 +129,7 @@ def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        # interrupt a run that is training (a signal during start-up tests nothing of the trainer)
-        deadline = time.time() + 480
-        while not (run / "eval.csv").exists() and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.5)
-        assert (run / "eval.csv").exists(), f"the run never reached its first evaluation (exit code {proc.poll()})"
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:  # end the run this test started, whatever failed
-            proc.kill()
-            proc.wait(timeout=60)
+    err = interrupt_after_first_evaluation(proc, run, timeout=120)
     assert proc.returncode == 130, err[-2000:]
     meta = read_meta(run / "checkpoints" / "last.zip")
     assert meta["interrupted"] is True and meta["num_timesteps"] > 0
