@@ -39,7 +39,7 @@ from ..checkpoint import CheckpointError
 from ..rllib_agent import RLlibPolicyAgent
 from .config import TrainConfig
 from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, ppo_config, save_checkpoint, spaces
-from .train import append_eval_rows, evaluate_learner, read_history, resumable_meta, write_report
+from .train import append_eval_rows, evaluate_learner, read_history, rearm_ctrl_c, resumable_meta, write_report
 
 
 class RLlibTrainer:
@@ -225,6 +225,7 @@ class RLlibTrainer:
         eval_seconds = 0.0
         try:
             while self.num_timesteps < c.total_timesteps and time.perf_counter() + eval_seconds < deadline:
+                rearm_ctrl_c()  # the last evaluation may have compiled kernels
                 result = self.algo.train()
                 counted = learner_steps(result)
                 if base is None:

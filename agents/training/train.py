@@ -18,6 +18,7 @@ import csv
 import json
 import math
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -37,6 +38,14 @@ from .selfplay import OpponentPool, SelfPlayVecEnv
 
 EVAL_SEED = 10_000_000  # evaluation games never share seeds with training games
 CSV_FIELDS = ["timesteps", "seconds", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
+
+
+def rearm_ctrl_c() -> None:
+    """Hand Ctrl-C back to Python. LLVM installs its own SIGINT handler the first time numba
+    compiles in a process, and with it a Ctrl-C during training was lost (measured: a run whose
+    kernels compiled at start-up kept training after SIGINT; one with a warm numba cache stopped).
+    Training loops call this between steps; it costs one system call."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def checkpoint_meta(config: TrainConfig, game, num_timesteps: int, extra: dict | None = None) -> dict:
@@ -373,6 +382,7 @@ class Trainer:
                 self.steps0 = self.num_timesteps
 
             def _on_step(self) -> bool:
+                rearm_ctrl_c()  # the evaluation below may have compiled kernels
                 if self.num_timesteps >= self.next_snapshot:
                     trainer.snapshot()
                     self.next_snapshot += config.snapshot_every
