@@ -64,22 +64,40 @@ def check_compatible(meta: dict[str, Any], game, path: str | Path) -> None:
         raise CheckpointError(f"{where} was trained on {meta['env_id']!r}, not {spec.env_id!r}")
     if meta["env_version"] != spec.version:
         raise CheckpointError(f"{where} is for {spec.env_id} version {meta['env_version']}, this is version {spec.version}")
-    if tuple(meta["observation_shape"]) != tuple(game.observation_shape):
+    differing = option_differences(meta.get("options") or {}, game.options, rules_only=True, spec=spec)
+    # a policy trained under other observation-only options observes through a game of its own
+    # options (PolicyAgent.view): that game's observations must fit it
+    seen_differently = observation_option_differences(meta, game)
+    seen = type(game)(**{**game.options, **seen_differently}) if seen_differently else game
+    if tuple(meta["observation_shape"]) != tuple(seen.observation_shape):
         raise CheckpointError(
             f"{where} expects observations of shape {tuple(meta['observation_shape'])}, this game gives "
             f"{tuple(game.observation_shape)} (other rule options? trained with {meta['options']})"
         )
     if meta["num_actions"] != game.num_actions:
         raise CheckpointError(f"{where} has {meta['num_actions']} actions, this game {game.num_actions}")
-    differing = option_differences(meta.get("options") or {}, game.options)
     if differing:
         warnings.warn(f"{where} was trained under other rule options ({differing}); it plays this game all the same", stacklevel=3)
 
 
-def option_differences(trained: dict, now: dict) -> str:
-    """'num_players: trained 2, now 4; ...' for the options whose values differ ('' if none)."""
+def option_differences(trained: dict, now: dict, rules_only: bool = False, spec=None) -> str:
+    """'num_players: trained 2, now 4; ...' for the options whose values differ ('' if none);
+    ``rules_only`` leaves out the options of ``spec`` that change only the observation."""
     keys = sorted(set(trained) | set(now))
+    if rules_only:
+        keys = [k for k in keys if not (k in spec.options and spec.options[k].observation_only)]
     return "; ".join(f"{k}: trained {trained.get(k)!r}, now {now.get(k)!r}" for k in keys if trained.get(k) != now.get(k))
+
+
+def observation_option_differences(meta: dict[str, Any], game) -> dict[str, Any]:
+    """The observation-only options (``Option.observation_only``) the checkpoint was trained with
+    where ``game`` has other values: ``{name: trained value}``."""
+    trained = meta.get("options") or {}
+    return {
+        name: trained[name]
+        for name, option in game.spec.options.items()
+        if option.observation_only and name in trained and trained[name] != game.options.get(name)
+    }
 
 
 def load_model(path: str | Path, game=None, device: str = "cpu"):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Agent
-from .checkpoint import load_model
+from tardis_envs.core.state import CURRENT_PLAYER
+
+from .checkpoint import load_model, observation_option_differences
 
 
 class PolicyAgent(Agent):
@@ -14,6 +16,10 @@ class PolicyAgent(Agent):
     Build it from a checkpoint file (``PolicyAgent.from_checkpoint``) or from a
     live policy (``PolicyAgent(game, policy=model.policy)``, used for frozen
     self-play snapshots). ``deterministic=False`` samples from the policy.
+
+    A checkpoint trained under other observation-only options (Dr. Who Chess's
+    ``threat_planes``, ``history_planes``) plays any game of the same rules: it
+    observes each state through a game of its own options (``self.view``).
     """
 
     name = "ppo"
@@ -24,17 +30,24 @@ class PolicyAgent(Agent):
             raise ValueError("PolicyAgent needs a policy; use PolicyAgent.from_checkpoint(path, game)")
         self.policy = policy
         self.deterministic = deterministic
+        self.view = None  # a game of the policy's own observation options, when they differ
 
     @classmethod
     def from_checkpoint(cls, path, game, seed: int | None = None, deterministic: bool = True) -> "PolicyAgent":
         model, meta = load_model(path, game)
         agent = cls(game, seed=seed, policy=model.policy, deterministic=deterministic)
         agent.meta = meta
+        own = observation_option_differences(meta, game)
+        if own:
+            agent.view = type(game)(**{**game.options, **own})
+            agent.needs_observations = False  # it observes for itself
         return agent
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         import torch
 
+        if self.view is not None:
+            observations = np.stack([self.view.observation(state, int(state[CURRENT_PLAYER])) for state in states])
         with torch.no_grad():
             actions, _ = self.policy.predict(
                 np.asarray(observations, dtype=np.float32), deterministic=self.deterministic, action_masks=masks.astype(bool)

@@ -93,6 +93,9 @@ Rule options: ``doctor`` (default True), ``max_plies`` (512), ``fen``
 (``"startpos"`` or a FEN; the variant's FEN appends ``D:d4/C:in/P:-``, may
 put a pawn on its own first rank, and writes both targets of a three-square
 advance in the en-passant field, the one behind the pawn first: ``d6d7``).
+Observation options (the rules stay the same): ``history_planes`` (10; the
+earlier positions shown, 0..10) and ``threat_planes`` (False; six planes of
+attackers and pieces en prise, below).
 Env options: ``render_mode`` (``"ansi"``, ``"rgb_array"``, ``"human"``),
 ``illegal_action`` (``"terminate"`` or ``"raise"``).
 
@@ -158,6 +161,26 @@ plane      meaning
 165        all ones while offered the follow-up
 166        the evicted piece: type / 6, positive if it is the observer's
 =========  ====================================================================
+
+With ``history_planes=h`` only the current position and the ``h`` before it
+are shown: planes ``12 (h + 1)`` onwards are planes 132-166 above, moved up.
+With ``threat_planes=True`` six planes follow (``n`` = planes before them):
+
+=========  ====================================================================
+n + 0, 1   the observer's, the opponent's chess pieces attacking the square / 8
+n + 2, 3   exchange value / 10 of the least valuable of them (P 1, N 3, B 3,
+           R 5, Q 9, K 10; 0 if none)
+n + 4, 5   the value / 10 of each observer's / opponent's piece (not the king)
+           that is en prise: attacked, and undefended or attacked by a cheaper
+           piece
+=========  ====================================================================
+
+Attacks follow the rules: the TARDIS and Dr. Who block lines (the TARDIS
+square itself counts as attacked when a piece could move in), the piece
+inside the TARDIS attacks nothing and cannot be attacked, pieces behind
+another on a line (x-rays) are not counted, nor is Dr. Who, whom either
+player may move to capture. Tested against the ``chess`` library's
+attackers in classic positions.
 
 Version history
 ---------------

@@ -258,6 +258,13 @@ def test_train_config_validation():
         TrainConfig.from_dict({"bc_decisions": 10, "bc_dagger_rounds": -1})
     with pytest.raises(ValueError, match="'bc_dagger_rounds' needs a warm start"):
         TrainConfig.from_dict({"bc_dagger_rounds": 2})
+    with pytest.raises(ValueError, match="'policy' must be one of mlp, move_squares, got 'cnn'"):
+        TrainConfig.from_dict({"policy": "cnn"})
+    with pytest.raises(ValueError, match="'net_arch' must be a list of positive layer sizes"):
+        TrainConfig.from_dict({"net_arch": {"pi": [64], "value": [64]}})
+    with pytest.raises(ValueError, match="'net_arch' must be a list of positive layer sizes"):
+        TrainConfig.from_dict({"net_arch": [64, 0]})
+    assert TrainConfig.from_dict({"net_arch": {"pi": [64, 64], "vf": [32]}}).net_arch["vf"] == [32]
     assert TrainConfig.from_dict({}).env_id == "tardis_run_v0"
 
 

@@ -48,8 +48,12 @@ class TrainConfig:
     """Entropy bonus."""
     clip_range: float = 0.2
     """PPO clipping."""
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """Hidden layers of the policy and value networks."""
+    net_arch: list | dict = field(default_factory=lambda: [256, 256])
+    """Hidden layers of the policy and value networks: one list for both, or ``{pi: [...], vf: [...]}``
+    (sb3 backend) for a policy network and a value network of their own sizes."""
+    policy: str = "mlp"
+    """Policy network: ``mlp`` (sb3-contrib's MlpPolicy) or ``move_squares`` (Dr. Who Chess: the MLP
+    plus per-square scores of each move's from and to squares; agents/training/policies.py)."""
     eval_every: int = 100_000
     """Learner steps between evaluations (against random and the heuristic) and checkpoints."""
     eval_games: int = 400
@@ -159,8 +163,23 @@ class TrainConfig:
             raise ValueError(f"{where}: opponents: weights must be >= 0 and random or heuristic must be > 0")
         if not isinstance(self.eval_heuristic, str) or self.eval_heuristic.split(":", 1)[0] != "heuristic":
             raise ValueError(f"{where}: 'eval_heuristic' must be heuristic or heuristic:<preset>, got {self.eval_heuristic!r}")
-        if not isinstance(self.net_arch, list) or not all(isinstance(h, int) and h > 0 for h in self.net_arch):
-            raise ValueError(f"{where}: 'net_arch' must be a list of positive layer sizes")
+        if self.policy not in ("mlp", "move_squares"):
+            raise ValueError(f"{where}: 'policy' must be one of mlp, move_squares, got {self.policy!r}")
+        layers = (
+            [self.net_arch]
+            if isinstance(self.net_arch, list)
+            else list(self.net_arch.values())
+            if isinstance(self.net_arch, dict)
+            else [None]
+        )
+        if (
+            isinstance(self.net_arch, dict)
+            and sorted(self.net_arch) != ["pi", "vf"]
+            or not all(
+                isinstance(sizes, list) and all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in sizes) for sizes in layers
+            )
+        ):
+            raise ValueError(f"{where}: 'net_arch' must be a list of positive layer sizes, or {{pi: [...], vf: [...]}} of two such lists")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -91,6 +91,10 @@ class RLlibTrainer:
             raise ValueError(
                 f"opponents: {search[0]!r}: search, preset and fixed ppo opponents are played by the sb3 backend only (--backend sb3)"
             )
+        if isinstance(self.config.net_arch, dict):
+            raise ValueError("net_arch: separate pi/vf sizes are a setting of the sb3 backend only (--backend sb3, or one list)")
+        if self.config.policy != "mlp":
+            raise ValueError(f"policy: {self.config.policy!r} is a network of the sb3 backend only (--backend sb3, or policy: mlp)")
         if self.config.bc_decisions:
             raise ValueError(
                 "bc_decisions: the behaviour-cloning warm start is part of the sb3 backend only (--backend sb3, or bc_decisions: 0)"

@@ -34,6 +34,7 @@ from ..policy_agent import PolicyAgent
 from ..random_agent import RandomAgent
 from ..tournament import play_match, team_match
 from .config import TrainConfig
+from .policies import policy_spec
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
 EVAL_SEED = 10_000_000  # evaluation games never share seeds with training games
@@ -195,8 +196,9 @@ class Trainer:
             self.model.set_env(self.venv)
             self.model.tensorboard_log = str(self.run_dir / "tb")
         else:
+            policy, policy_kwargs = policy_spec(config.policy, self.game, config.net_arch)
             self.model = MaskablePPO(
-                "MlpPolicy",
+                policy,
                 self.venv,
                 n_steps=config.n_steps,
                 batch_size=config.batch_size,
@@ -206,7 +208,7 @@ class Trainer:
                 gae_lambda=config.gae_lambda,
                 ent_coef=config.ent_coef,
                 clip_range=config.clip_range,
-                policy_kwargs={"net_arch": list(config.net_arch)},
+                policy_kwargs=policy_kwargs,
                 seed=config.seed,
                 device="cpu",
                 verbose=0,

@@ -28,6 +28,9 @@ class Option:
         choices: if set, the only allowed values.
         minimum / maximum: inclusive bounds for numbers.
         check: extra validation; returns an error text or ``None``.
+        observation_only: the option changes what the observation shows, never the
+            rules (a policy trained under another value still plays the game: it
+            observes through a game of its own value, see agents/policy_agent.py).
     """
 
     default: Any
@@ -37,6 +40,7 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     check: Callable[[Any], str | None] | None = None
+    observation_only: bool = False
 
     def allowed(self) -> str:
         if self.choices is not None:

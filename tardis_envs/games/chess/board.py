@@ -134,6 +134,62 @@ def square_attacked(state, sq, by):
     return False
 
 
+# exchange values of the piece kinds (index: kind 1..6), used by ``attackers``;
+# the king counts as the most valuable attacker (it may only take undefended pieces)
+ATTACKER_VALUE = np.array([0, 1, 3, 3, 5, 9, 10], dtype=np.int64)
+
+
+@njit
+def attackers(state, sq, by):
+    """(number of chess pieces of colour ``by`` attacking ``sq``, exchange value of the
+    least valuable of them or 0). Same geometry as ``square_attacked`` (the TARDIS
+    and Dr. Who block; the passenger and Dr. Who attack nothing); a piece behind
+    another on the same line (an x-ray) is not counted."""
+    block = blocker_square(state)
+    f = sq & 7
+    count = 0
+    least = 0
+    pawn = PAWN | (by << 3)
+    for side in range(2):
+        if (side == 0 and f == 0) or (side == 1 and f == 7):
+            continue
+        t = (sq - 9 + 2 * side) if by == WHITE else (sq + 7 + 2 * side)
+        if 0 <= t < 64 and state[BOARD + t] == pawn:
+            count += 1
+            least = 1
+    knight = KNIGHT | (by << 3)
+    king = KING | (by << 3)
+    for k in range(8):
+        t = KNIGHT_TARGET[sq, k]
+        if t >= 0 and state[BOARD + t] == knight:
+            count += 1
+            if least == 0 or least > 3:
+                least = 3
+    rook = ROOK | (by << 3)
+    bishop = BISHOP | (by << 3)
+    queen = QUEEN | (by << 3)
+    for d in range(8):
+        diagonal = d & 1
+        t = NEIGHBOUR[sq, d]
+        if t >= 0 and state[BOARD + t] == king:
+            count += 1
+            if least == 0:
+                least = ATTACKER_VALUE[KING]
+        while t >= 0:
+            if t == block:
+                break
+            code = state[BOARD + t]
+            if code != EMPTY:
+                if code == queen or (diagonal == 1 and code == bishop) or (diagonal == 0 and code == rook):
+                    count += 1
+                    value = ATTACKER_VALUE[code & 7]
+                    if least == 0 or value < least:
+                        least = value
+                break
+            t = NEIGHBOUR[t, d]
+    return count, least
+
+
 @njit
 def in_check(state, colour):
     return square_attacked(state, state[KING_SQ + colour], 1 - colour)

@@ -88,6 +88,17 @@ SPEC = GameSpec(
         "doctor": Option(True, "play with Dr. Who and the TARDIS (False: classic FIDE chess)", kind=bool),
         "max_plies": Option(512, "turns (plies) before the game is truncated as a draw", kind=int, minimum=1),
         "fen": Option("startpos", "start position: 'startpos' or a FEN (variant: with the TARDIS field)", kind=str, check=_check_fen),
+        "history_planes": Option(
+            layout.HISTORY - 1,
+            "earlier positions the observation shows (0..10; fewer planes, same rules)",
+            kind=int,
+            minimum=0,
+            maximum=layout.HISTORY - 1,
+            observation_only=True,
+        ),
+        "threat_planes": Option(
+            False, "add six observation planes: attackers of every square and pieces en prise", kind=bool, observation_only=True
+        ),
     },
 )
 
@@ -128,25 +139,55 @@ class TimelordChess(Game):
         fen = self.options["fen"]
         self.start_fen = START_FEN if fen == "startpos" else fen
         try:
-            self.tables = build_tables(self.doctor, self.options["max_plies"], self.start_fen)
+            self.tables = self._tables(self.start_fen)
         except ValueError as exc:
             raise ValueError(f"{self.spec.env_id}: option 'fen': {exc}") from None
         self._check_waiting_side(self.tables_state(), "option 'fen': " + repr(self.start_fen))
         self.num_players = 2
         self.agent_names = SIDE_NAMES
         self.num_actions = layout.NUM_ACTIONS if self.doctor else NUM_CHESS_ACTIONS
-        self.observation_shape = (layout.NUM_PLANES, 8, 8)
+        left_out = (layout.HISTORY - 1 - self.options["history_planes"]) * layout.NUM_PIECE_PLANES
+        threats = layout.NUM_THREAT_PLANES if self.options["threat_planes"] else 0
+        self.observation_shape = (layout.NUM_PLANES - left_out + threats, 8, 8)
         self.observation_low = -1.0
         self.observation_high = 1.0
         self.state_size = layout.STATE_SIZE
         # a turn is at most three decisions: a move, an eviction square, a follow-up
         self.max_game_length = (3 if self.doctor else 1) * self.options["max_plies"]
 
+    def _tables(self, fen: str) -> np.ndarray:
+        tables = build_tables(self.doctor, self.options["max_plies"], fen)
+        tables[layout.T_HISTORY_PLANES] = self.options["history_planes"]
+        tables[layout.T_THREAT_PLANES] = int(self.options["threat_planes"])
+        return tables
+
+    def move_squares_layout(self) -> dict:
+        """What the ``move_squares`` policy (agents/training/policies.py) needs to know of the
+        observation and the actions: each action's from and to squares in the mover's frame
+        (-1 for actions that move no piece between squares: Dr. Who, the TARDIS, time
+        travel, eviction, end turn) and, per piece kind P N B R Q K, the planes showing the
+        mover's piece of that kind (on the board, or inside the TARDIS on its square)."""
+        move_from = [-1] * self.num_actions
+        move_to = [-1] * self.num_actions
+        for action in range(NUM_CHESS_ACTIONS):
+            squares = decode_chess_action(action, 0)
+            if squares is not None:
+                move_from[action], move_to[action] = squares[0], squares[1]
+        shift = (layout.HISTORY - 1 - self.options["history_planes"]) * layout.NUM_PIECE_PLANES
+        passenger = layout.P_PASSENGER - shift
+        return {
+            "channels": self.observation_shape[0],
+            "squares": 64,
+            "move_from": move_from,
+            "move_to": move_to,
+            "piece_planes": [[kind, passenger + kind] if self.doctor else [kind] for kind in range(6)],
+        }
+
     # --- FEN ---------------------------------------------------------------
     def from_fen(self, fen: str) -> np.ndarray:
         """A fresh state (game start, no history) from a FEN under this game's options."""
         try:
-            tables = build_tables(self.doctor, self.options["max_plies"], fen)
+            tables = self._tables(fen)
         except ValueError as exc:
             raise ValueError(f"{self.spec.env_id}: {exc}") from None
         state = np.zeros(layout.STATE_SIZE, dtype=np.int64)

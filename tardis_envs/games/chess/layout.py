@@ -202,6 +202,8 @@ T_START_TARDIS = 7
 T_START_DOCTOR_SQ = 8
 T_START_PASSENGER = 9
 T_START_EP_FAR = 10
+T_HISTORY_PLANES = 11  # option history_planes: earlier positions in the observation (0..10)
+T_THREAT_PLANES = 12  # option threat_planes: 1 adds the NUM_THREAT_PLANES threat planes
 T_START_BOARD = 16
 T_SIZE = T_START_BOARD + 64
 
@@ -273,7 +275,8 @@ P_HISTORY_DEPTH = P_BACKWARD_TRAVELS + 2  # plies of history a backward travel m
 P_PHASE_EVICT = P_HISTORY_DEPTH + 1  # all ones while choosing an eviction square
 P_PHASE_FOLLOW_UP = P_PHASE_EVICT + 1  # all ones while offered the follow-up
 P_EVICTED = P_PHASE_FOLLOW_UP + 1  # the piece waiting for its square: type / 6, + for own
-NUM_PLANES = P_EVICTED + 1
+NUM_PLANES = P_EVICTED + 1  # with every earlier position and no threat planes (the defaults)
+NUM_THREAT_PLANES = 6
 
 
 @njit

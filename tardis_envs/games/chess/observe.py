@@ -1,15 +1,22 @@
 """Dr. Who Chess observation: ``NUM_PLANES`` planes of 8 x 8 in the observer's frame
-(the plane table is in ``tardis_envs/timelord_chess_v1.py``)."""
+(the plane table is in ``tardis_envs/timelord_chess_v1.py``).
+
+Options change the layout: ``history_planes`` keeps that many earlier positions
+(the planes after the history move up), ``threat_planes`` appends six planes of
+attackers and pieces en prise."""
 
 from __future__ import annotations
 
 from ...core.jit import njit
 from .board import (
+    ATTACKER_VALUE,
+    attackers,
     repetitions,
 )
 from .layout import (
     BACKWARD_TRAVELS,
     BLACK,
+    BOARD,
     CASTLING,
     COOLDOWN_PLIES,
     COOLDOWN_UNTIL,
@@ -22,10 +29,12 @@ from .layout import (
     HIST_COUNT,
     HISTORY,
     KICK_OUT_PLIES,
+    KING,
     LAST_TRAVEL_PLY,
     MAX_BACKWARD_TRAVELS,
     MAX_TRAVEL,
     NUM_PIECE_PLANES,
+    NUM_PLANES,
     P_BACKWARD_TRAVELS,
     P_CASTLING,
     P_COLOUR,
@@ -53,7 +62,9 @@ from .layout import (
     PHASE_EVICT,
     PHASE_FOLLOW_UP,
     PLY,
+    T_HISTORY_PLANES,
     T_MAX_PLIES,
+    T_THREAT_PLANES,
     TARDIS_ABSENT,
     TARDIS_PREV_SQ,
     TARDIS_RETURN_PLY,
@@ -84,7 +95,10 @@ def _fill(out, plane, value):
 def observe(state, tables, player, out):
     out[:] = 0.0
     count = state[HIST_COUNT]
-    for h in range(min(count, HISTORY)):
+    positions = 1 + tables[T_HISTORY_PLANES]
+    # planes after the history move up by the 12 planes of each position left out
+    shift = (HISTORY - positions) * NUM_PIECE_PLANES
+    for h in range(min(count, positions)):
         at = history_slot(state, h)
         base = P_HISTORY + h * NUM_PIECE_PLANES
         for sq in range(64):
@@ -92,51 +106,80 @@ def observe(state, tables, player, out):
             if plane >= 0:
                 out[(base + plane) * 64 + frame(sq, player)] = 1.0
     if player == BLACK:
-        _fill(out, P_COLOUR, 1.0)
-    _fill(out, P_PLY, state[PLY] / max(tables[T_MAX_PLIES], 1))
+        _fill(out, -shift + P_COLOUR, 1.0)
+    _fill(out, -shift + P_PLY, state[PLY] / max(tables[T_MAX_PLIES], 1))
     castling = state[CASTLING]
     own = (castling >> (2 * player)) & 3
     opp = (castling >> (2 * (1 - player))) & 3
     if own & 1:
-        _fill(out, P_CASTLING, 1.0)
+        _fill(out, -shift + P_CASTLING, 1.0)
     if own & 2:
-        _fill(out, P_CASTLING + 1, 1.0)
+        _fill(out, -shift + P_CASTLING + 1, 1.0)
     if opp & 1:
-        _fill(out, P_CASTLING + 2, 1.0)
+        _fill(out, -shift + P_CASTLING + 2, 1.0)
     if opp & 2:
-        _fill(out, P_CASTLING + 3, 1.0)
-    _fill(out, P_HALFMOVE, min(state[HALFMOVE], 100) / 100.0)
-    _fill(out, P_REPETITION, min(max(repetitions(state) - 1, 0), 2) / 2.0)
+        _fill(out, -shift + P_CASTLING + 3, 1.0)
+    _fill(out, -shift + P_HALFMOVE, min(state[HALFMOVE], 100) / 100.0)
+    _fill(out, -shift + P_REPETITION, min(max(repetitions(state) - 1, 0), 2) / 2.0)
     for which in range(2):
         if state[EP_SQUARE + which] >= 0:
-            out[P_EN_PASSANT * 64 + frame(state[EP_SQUARE + which], player)] = 1.0
+            out[(P_EN_PASSANT - shift) * 64 + frame(state[EP_SQUARE + which], player)] = 1.0
     tsq = state[TARDIS_SQ]
     if tsq >= 0:
         ftsq = frame(tsq, player)
         if state[TARDIS_ABSENT] == 1:
-            out[P_TARDIS_AWAY * 64 + ftsq] = min(max(state[TARDIS_RETURN_PLY] - state[PLY], 0), MAX_TRAVEL) / MAX_TRAVEL
+            out[(P_TARDIS_AWAY - shift) * 64 + ftsq] = min(max(state[TARDIS_RETURN_PLY] - state[PLY], 0), MAX_TRAVEL) / MAX_TRAVEL
         else:
-            out[P_TARDIS * 64 + ftsq] = 1.0
+            out[(P_TARDIS - shift) * 64 + ftsq] = 1.0
         if state[TARDIS_PREV_SQ] >= 0:
-            out[P_TARDIS_PREV * 64 + frame(state[TARDIS_PREV_SQ], player)] = 1.0
+            out[(P_TARDIS_PREV - shift) * 64 + frame(state[TARDIS_PREV_SQ], player)] = 1.0
         if state[DOCTOR_SQ] >= 0:
-            out[P_DOCTOR * 64 + frame(state[DOCTOR_SQ], player)] = 1.0
+            out[(P_DOCTOR - shift) * 64 + frame(state[DOCTOR_SQ], player)] = 1.0
         else:
-            out[P_DOCTOR * 64 + ftsq] = 1.0
-            _fill(out, P_DOCTOR_INSIDE, 1.0)
+            out[(P_DOCTOR - shift) * 64 + ftsq] = 1.0
+            _fill(out, -shift + P_DOCTOR_INSIDE, 1.0)
         plane = _piece_plane(state[PASSENGER], player)
         if plane >= 0:
-            out[(P_PASSENGER + plane) * 64 + ftsq] = 1.0
-            _fill(out, P_PASSENGER_TURNS, min(state[PLY] - state[PASSENGER_ENTRY_PLY], KICK_OUT_PLIES) / KICK_OUT_PLIES)
-        _fill(out, P_COOLDOWN, min(max(state[COOLDOWN_UNTIL] - state[PLY], 0), COOLDOWN_PLIES) / COOLDOWN_PLIES)
+            out[(P_PASSENGER - shift + plane) * 64 + ftsq] = 1.0
+            _fill(out, -shift + P_PASSENGER_TURNS, min(state[PLY] - state[PASSENGER_ENTRY_PLY], KICK_OUT_PLIES) / KICK_OUT_PLIES)
+        _fill(out, -shift + P_COOLDOWN, min(max(state[COOLDOWN_UNTIL] - state[PLY], 0), COOLDOWN_PLIES) / COOLDOWN_PLIES)
         ban = TRAVEL_BAN_PLIES + 1 - (state[PLY] - state[LAST_TRAVEL_PLY])
-        _fill(out, P_TRAVEL_BAN, min(max(ban, 0), TRAVEL_BAN_PLIES) / TRAVEL_BAN_PLIES)
-        _fill(out, P_BACKWARD_TRAVELS, state[BACKWARD_TRAVELS + player] / MAX_BACKWARD_TRAVELS)
-        _fill(out, P_BACKWARD_TRAVELS + 1, state[BACKWARD_TRAVELS + 1 - player] / MAX_BACKWARD_TRAVELS)
-        _fill(out, P_HISTORY_DEPTH, min(state[HIST_COUNT] - 1, MAX_TRAVEL) / MAX_TRAVEL)
+        _fill(out, -shift + P_TRAVEL_BAN, min(max(ban, 0), TRAVEL_BAN_PLIES) / TRAVEL_BAN_PLIES)
+        _fill(out, -shift + P_BACKWARD_TRAVELS, state[BACKWARD_TRAVELS + player] / MAX_BACKWARD_TRAVELS)
+        _fill(out, -shift + P_BACKWARD_TRAVELS + 1, state[BACKWARD_TRAVELS + 1 - player] / MAX_BACKWARD_TRAVELS)
+        _fill(out, -shift + P_HISTORY_DEPTH, min(state[HIST_COUNT] - 1, MAX_TRAVEL) / MAX_TRAVEL)
         if state[PHASE] == PHASE_EVICT:
-            _fill(out, P_PHASE_EVICT, 1.0)
+            _fill(out, -shift + P_PHASE_EVICT, 1.0)
             e = state[EVICTED]
-            _fill(out, P_EVICTED, ((e & 7) / 6.0) * (1.0 if (e >> 3) == player else -1.0))
+            _fill(out, -shift + P_EVICTED, ((e & 7) / 6.0) * (1.0 if (e >> 3) == player else -1.0))
         elif state[PHASE] == PHASE_FOLLOW_UP:
-            _fill(out, P_PHASE_FOLLOW_UP, 1.0)
+            _fill(out, -shift + P_PHASE_FOLLOW_UP, 1.0)
+    if tables[T_THREAT_PLANES]:
+        _threats(state, player, out, (NUM_PLANES - shift) * 64)
+
+
+@njit
+def _threats(state, player, out, at):
+    """The threat planes (option ``threat_planes``) from offset ``at``: per square,
+    the observer's and the opponent's attackers / 8, the exchange value of the
+    least valuable attacker of each / 10, then the value / 10 of every piece
+    that is en prise (attacked, and undefended or attacked by a cheaper piece),
+    the observer's then the opponent's. Kings are never en prise here (an
+    attacked king is check, which the mask already handles)."""
+    for sq in range(64):
+        at_sq = frame(sq, player)
+        own_count, own_least = attackers(state, sq, player)
+        opp_count, opp_least = attackers(state, sq, 1 - player)
+        out[at + at_sq] = min(own_count, 8) / 8.0
+        out[at + 64 + at_sq] = min(opp_count, 8) / 8.0
+        out[at + 128 + at_sq] = own_least / 10.0
+        out[at + 192 + at_sq] = opp_least / 10.0
+        code = state[BOARD + sq]
+        if code == EMPTY or code == DOCTOR or (code & 7) == KING:
+            continue
+        value = ATTACKER_VALUE[code & 7]
+        if (code >> 3) == player:
+            if opp_count > 0 and (own_count == 0 or opp_least < value):
+                out[at + 256 + at_sq] = value / 10.0
+        elif own_count > 0 and (opp_count == 0 or own_least < value):
+            out[at + 320 + at_sq] = value / 10.0
