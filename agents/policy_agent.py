@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent
 from tardis_envs.core.state import CURRENT_PLAYER
 
+from .base import Agent
 from .checkpoint import load_model, observation_option_differences
 
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from agents.training.policies import MoveSquaresHead, policy_spec
-from tardis_envs import timelord_chess_v1, tardis_run_v0
+from tardis_envs import tardis_run_v0, timelord_chess_v1
 from tardis_envs.games.chess import rules
 
 
