@@ -164,7 +164,7 @@ plane      meaning
 
 With ``history_planes=h`` only the current position and the ``h`` before it
 are shown: planes ``12 (h + 1)`` onwards are planes 132-166 above, moved up.
-With ``threat_planes=True`` six planes follow (``n`` = planes before them):
+With ``threat_planes=True`` eight planes follow (``n`` = planes before them):
 
 =========  ====================================================================
 n + 0, 1   the observer's, the opponent's chess pieces attacking the square / 8
@@ -173,6 +173,10 @@ n + 2, 3   exchange value / 10 of the least valuable of them (P 1, N 3, B 3,
 n + 4, 5   the value / 10 of each observer's / opponent's piece (not the king)
            that is en prise: attacked, and undefended or attacked by a cheaper
            piece
+n + 6, 7   1 on the from and on the to square of each legal chess move that
+           checkmates at once (only in the mover's own observation, when it
+           is choosing a move; a follow-up offered after the move is
+           declined first)
 =========  ====================================================================
 
 Attacks follow the rules: the TARDIS and Dr. Who block lines (the TARDIS

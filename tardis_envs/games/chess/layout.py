@@ -276,7 +276,7 @@ P_PHASE_EVICT = P_HISTORY_DEPTH + 1  # all ones while choosing an eviction squar
 P_PHASE_FOLLOW_UP = P_PHASE_EVICT + 1  # all ones while offered the follow-up
 P_EVICTED = P_PHASE_FOLLOW_UP + 1  # the piece waiting for its square: type / 6, + for own
 NUM_PLANES = P_EVICTED + 1  # with every earlier position and no threat planes (the defaults)
-NUM_THREAT_PLANES = 6
+NUM_THREAT_PLANES = 8
 
 
 @njit

@@ -92,7 +92,14 @@ def _fill(out, plane, value):
 
 
 @njit
-def observe(state, tables, player, out):
+def threat_planes_at(tables):
+    """Offset in the flat observation of the first threat plane."""
+    return (NUM_PLANES - (HISTORY - 1 - tables[T_HISTORY_PLANES]) * NUM_PIECE_PLANES) * 64
+
+
+@njit
+def observe_planes(state, tables, player, out):
+    """Every plane but the mating moves (rules.observe adds those)."""
     out[:] = 0.0
     count = state[HIST_COUNT]
     positions = 1 + tables[T_HISTORY_PLANES]
@@ -155,7 +162,7 @@ def observe(state, tables, player, out):
         elif state[PHASE] == PHASE_FOLLOW_UP:
             _fill(out, -shift + P_PHASE_FOLLOW_UP, 1.0)
     if tables[T_THREAT_PLANES]:
-        _threats(state, player, out, (NUM_PLANES - shift) * 64)
+        _threats(state, player, out, threat_planes_at(tables))
 
 
 @njit

@@ -84,6 +84,7 @@ from .layout import (
     MAX_MOVES,
     MAX_TRAVEL,
     NEIGHBOUR,
+    NUM_ACTIONS,
     NUM_CHESS_ACTIONS,
     PASSENGER,
     PASSENGER_ENTRY_PLY,
@@ -106,6 +107,7 @@ from .layout import (
     REP_COUNT,
     REP_RING,
     REP_RING_SIZE,
+    STATE_SIZE,
     T_DOCTOR,
     T_MAX_PLIES,
     T_START_BOARD,
@@ -118,6 +120,7 @@ from .layout import (
     T_START_PASSENGER,
     T_START_SIDE,
     T_START_TARDIS,
+    T_THREAT_PLANES,
     TARDIS_ABSENT,
     TARDIS_PREV_SQ,
     TARDIS_RETURN_PLY,
@@ -133,7 +136,7 @@ from .layout import (
     move_to,
     queen_if_last_rank,
 )
-from .observe import observe
+from .observe import observe_planes, threat_planes_at
 from .tardis import (
     apply_doctor_move,
     apply_tardis_move,
@@ -559,3 +562,35 @@ def step(state, tables, action):
         _end_turn(state, tables, False)
         return
     _tardis_action(state, tables, action)
+
+
+@njit
+def observe(state, tables, player, out):
+    """The observation (:mod:`.observe`), and with ``threat_planes`` the mating moves of the
+    side to move when it is the observer's turn to move (they need ``step``, so they are
+    written here rather than in observe.py)."""
+    observe_planes(state, tables, player, out)
+    if tables[T_THREAT_PLANES] and player == state[CURRENT_PLAYER] and state[STATUS] == RUNNING and state[PHASE] == PHASE_MOVE:
+        mating_moves(state, tables, out, threat_planes_at(tables) + 6 * 64)
+
+
+@njit
+def mating_moves(state, tables, out, at):
+    """Mark the from square (``out[at + sq]``) and the to square (``out[at + 64 + sq]``), in the
+    mover's frame, of every legal chess move that checkmates at once (after declining the
+    optional follow-up when one is offered)."""
+    mover = state[CURRENT_PLAYER]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal_mask(state, tables, mask)
+    child = np.empty(STATE_SIZE, dtype=np.int64)
+    for action in range(NUM_CHESS_ACTIONS):
+        if mask[action] == 0:
+            continue
+        frm, to = action_squares(state, action)
+        child[:] = state[:]
+        step(child, tables, action)
+        if child[STATUS] == RUNNING and child[CURRENT_PLAYER] == mover and child[PHASE] == PHASE_FOLLOW_UP:
+            step(child, tables, A_END_TURN)
+        if child[STATUS] == TERMINATED and child[WINNER] == mover:
+            out[at + frame(frm, mover)] = 1.0
+            out[at + 64 + frame(to, mover)] = 1.0
