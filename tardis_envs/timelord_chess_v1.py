@@ -94,8 +94,8 @@ Rule options: ``doctor`` (default True), ``max_plies`` (512), ``fen``
 put a pawn on its own first rank, and writes both targets of a three-square
 advance in the en-passant field, the one behind the pawn first: ``d6d7``).
 Observation options (the rules stay the same): ``history_planes`` (10; the
-earlier positions shown, 0..10) and ``threat_planes`` (False; six planes of
-attackers and pieces en prise, below).
+earlier positions shown, 0..10) and ``threat_planes`` (False; eight planes of
+attackers, pieces en prise and the moves that mate at once, below).
 Env options: ``render_mode`` (``"ansi"``, ``"rgb_array"``, ``"human"``),
 ``illegal_action`` (``"terminate"`` or ``"raise"``).
 

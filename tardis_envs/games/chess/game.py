@@ -97,7 +97,7 @@ SPEC = GameSpec(
             observation_only=True,
         ),
         "threat_planes": Option(
-            False, "add six observation planes: attackers of every square and pieces en prise", kind=bool, observation_only=True
+            False, "add eight observation planes: attackers, pieces en prise, moves that mate at once", kind=bool, observation_only=True
         ),
     },
 )

@@ -2,8 +2,8 @@
 (the plane table is in ``tardis_envs/timelord_chess_v1.py``).
 
 Options change the layout: ``history_planes`` keeps that many earlier positions
-(the planes after the history move up), ``threat_planes`` appends six planes of
-attackers and pieces en prise."""
+(the planes after the history move up), ``threat_planes`` appends eight planes of
+attackers, pieces en prise and (written by ``rules.observe``) the moves that mate at once."""
 
 from __future__ import annotations
 
