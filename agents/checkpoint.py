@@ -67,9 +67,7 @@ def check_compatible(meta: dict[str, Any], game, path: str | Path) -> None:
     differing = option_differences(meta.get("options") or {}, game.options, rules_only=True, spec=spec)
     # a policy trained under other observation-only options observes through a game of its own
     # options (PolicyAgent.view): that game's observations must fit it
-    seen_differently = observation_option_differences(meta, game)
-    seen = type(game)(**{**game.options, **seen_differently}) if seen_differently else game
-    if tuple(meta["observation_shape"]) != tuple(seen.observation_shape):
+    if tuple(meta["observation_shape"]) != tuple(observation_view(meta, game).observation_shape):
         raise CheckpointError(
             f"{where} expects observations of shape {tuple(meta['observation_shape'])}, this game gives "
             f"{tuple(game.observation_shape)} (other rule options? trained with {meta['options']})"
@@ -98,6 +96,13 @@ def observation_option_differences(meta: dict[str, Any], game) -> dict[str, Any]
         for name, option in game.spec.options.items()
         if option.observation_only and name in trained and trained[name] != game.options.get(name)
     }
+
+
+def observation_view(meta: dict[str, Any], game):
+    """The game the checkpoint's policy observes through: ``game`` itself, or a game of the
+    same rules under the checkpoint's own observation-only options."""
+    own = observation_option_differences(meta, game)
+    return type(game)(**{**game.options, **own}) if own else game
 
 
 def load_model(path: str | Path, game=None, device: str = "cpu"):

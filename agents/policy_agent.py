@@ -7,7 +7,7 @@ import numpy as np
 from tardis_envs.core.state import CURRENT_PLAYER
 
 from .base import Agent
-from .checkpoint import load_model, observation_option_differences
+from .checkpoint import load_model, observation_view
 
 
 class PolicyAgent(Agent):
@@ -37,9 +37,9 @@ class PolicyAgent(Agent):
         model, meta = load_model(path, game)
         agent = cls(game, seed=seed, policy=model.policy, deterministic=deterministic)
         agent.meta = meta
-        own = observation_option_differences(meta, game)
-        if own:
-            agent.view = type(game)(**{**game.options, **own})
+        view = observation_view(meta, game)
+        if view is not game:
+            agent.view = view
             agent.needs_observations = False  # it observes for itself
         return agent
 

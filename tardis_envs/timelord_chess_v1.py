@@ -188,6 +188,10 @@ attackers in classic positions.
 
 Version history
 ---------------
+* v1, 2026-11-25: the observation options ``history_planes`` and
+  ``threat_planes`` (opt-in). The default observation is unchanged bit for bit,
+  and so are the rules and actions, so the env id stays v1 and earlier v1
+  checkpoints still load; a checkpoint records the options it saw.
 * v1: the rulings on rulebook item 5 (a pawn out of the TARDIS on ranks
   1/8: three-square advance with en passant on both passed squares; carried
   or evicted onto the last rank it becomes a queen; eviction onto ranks 1/8

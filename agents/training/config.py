@@ -18,6 +18,9 @@ def is_search_spec(key: str) -> bool:
     return key.split(":", 1)[0] in ("mcts", "ismcts")
 
 
+POLICIES = ("mlp", "move_squares")  # built by agents/training/policies.py
+
+
 @dataclass
 class TrainConfig:
     env_id: str = "tardis_run_v0"
@@ -163,21 +166,12 @@ class TrainConfig:
             raise ValueError(f"{where}: opponents: weights must be >= 0 and random or heuristic must be > 0")
         if not isinstance(self.eval_heuristic, str) or self.eval_heuristic.split(":", 1)[0] != "heuristic":
             raise ValueError(f"{where}: 'eval_heuristic' must be heuristic or heuristic:<preset>, got {self.eval_heuristic!r}")
-        if self.policy not in ("mlp", "move_squares"):
-            raise ValueError(f"{where}: 'policy' must be one of mlp, move_squares, got {self.policy!r}")
-        layers = (
-            [self.net_arch]
-            if isinstance(self.net_arch, list)
-            else list(self.net_arch.values())
-            if isinstance(self.net_arch, dict)
-            else [None]
-        )
-        if (
-            isinstance(self.net_arch, dict)
-            and sorted(self.net_arch) != ["pi", "vf"]
-            or not all(
-                isinstance(sizes, list) and all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in sizes) for sizes in layers
-            )
+        if self.policy not in POLICIES:
+            raise ValueError(f"{where}: 'policy' must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        by_network = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch}
+        if (isinstance(self.net_arch, dict) and sorted(self.net_arch) != ["pi", "vf"]) or not all(
+            isinstance(sizes, list) and all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in sizes)
+            for sizes in by_network.values()
         ):
             raise ValueError(f"{where}: 'net_arch' must be a list of positive layer sizes, or {{pi: [...], vf: [...]}} of two such lists")
 

@@ -27,7 +27,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
-POLICIES = ("mlp", "move_squares")
+from .config import POLICIES
 
 
 class _KeepBoard(MlpExtractor):

@@ -146,9 +146,8 @@ class TimelordChess(Game):
         self.num_players = 2
         self.agent_names = SIDE_NAMES
         self.num_actions = layout.NUM_ACTIONS if self.doctor else NUM_CHESS_ACTIONS
-        left_out = (layout.HISTORY - 1 - self.options["history_planes"]) * layout.NUM_PIECE_PLANES
         threats = layout.NUM_THREAT_PLANES if self.options["threat_planes"] else 0
-        self.observation_shape = (layout.NUM_PLANES - left_out + threats, 8, 8)
+        self.observation_shape = (layout.NUM_PLANES - layout.planes_left_out(self.options["history_planes"]) + threats, 8, 8)
         self.observation_low = -1.0
         self.observation_high = 1.0
         self.state_size = layout.STATE_SIZE
@@ -173,8 +172,7 @@ class TimelordChess(Game):
             squares = decode_chess_action(action, 0)
             if squares is not None:
                 move_from[action], move_to[action] = squares[0], squares[1]
-        shift = (layout.HISTORY - 1 - self.options["history_planes"]) * layout.NUM_PIECE_PLANES
-        passenger = layout.P_PASSENGER - shift
+        passenger = layout.P_PASSENGER - layout.planes_left_out(self.options["history_planes"])
         return {
             "channels": self.observation_shape[0],
             "squares": 64,

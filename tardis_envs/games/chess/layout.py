@@ -280,6 +280,13 @@ NUM_THREAT_PLANES = 8
 
 
 @njit
+def planes_left_out(history_planes):
+    """Planes the option ``history_planes`` drops (12 per earlier position not shown); the
+    planes after the history move up by this many."""
+    return (HISTORY - 1 - history_planes) * NUM_PIECE_PLANES
+
+
+@njit
 def make_move(frm, to, promotion, flag):
     return frm | (to << 6) | (promotion << 12) | (flag << 16)
 

@@ -27,7 +27,6 @@ from .layout import (
     EVICTED,
     HALFMOVE,
     HIST_COUNT,
-    HISTORY,
     KICK_OUT_PLIES,
     KING,
     LAST_TRAVEL_PLY,
@@ -71,6 +70,7 @@ from .layout import (
     TARDIS_SQ,
     TRAVEL_BAN_PLIES,
     frame,
+    planes_left_out,
 )
 from .tardis import (
     history_slot,
@@ -94,7 +94,7 @@ def _fill(out, plane, value):
 @njit
 def threat_planes_at(tables):
     """Offset in the flat observation of the first threat plane."""
-    return (NUM_PLANES - (HISTORY - 1 - tables[T_HISTORY_PLANES]) * NUM_PIECE_PLANES) * 64
+    return (NUM_PLANES - planes_left_out(tables[T_HISTORY_PLANES])) * 64
 
 
 @njit
@@ -103,8 +103,7 @@ def observe_planes(state, tables, player, out):
     out[:] = 0.0
     count = state[HIST_COUNT]
     positions = 1 + tables[T_HISTORY_PLANES]
-    # planes after the history move up by the 12 planes of each position left out
-    shift = (HISTORY - positions) * NUM_PIECE_PLANES
+    shift = planes_left_out(tables[T_HISTORY_PLANES])  # the planes after the history move up
     for h in range(min(count, positions)):
         at = history_slot(state, h)
         base = P_HISTORY + h * NUM_PIECE_PLANES

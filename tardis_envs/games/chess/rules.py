@@ -586,11 +586,11 @@ def mating_moves(state, tables, out, at):
     for action in range(NUM_CHESS_ACTIONS):
         if mask[action] == 0:
             continue
-        frm, to = action_squares(state, action)
         child[:] = state[:]
         step(child, tables, action)
         if child[STATUS] == RUNNING and child[CURRENT_PLAYER] == mover and child[PHASE] == PHASE_FOLLOW_UP:
             step(child, tables, A_END_TURN)
         if child[STATUS] == TERMINATED and child[WINNER] == mover:
+            frm, to = action_squares(state, action)
             out[at + frame(frm, mover)] = 1.0
             out[at + 64 + frame(to, mover)] = 1.0
