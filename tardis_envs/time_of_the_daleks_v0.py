@@ -198,7 +198,11 @@ next seats in turn order)
 
 Version history
 ---------------
-* v0: first release.
+* v0: first release. Since 2026-11-25 the three deck entries (cards, Locations,
+  Dilemmas left / deck size) are rounded once (count / size) instead of summed a
+  card at a time in float32: the same encoding, a value at most 7 float32 units in
+  the last place away (4e-7), so that the compact observation (``obs_dtype``)
+  carries them exactly. Nothing else changed; checkpoints keep working.
 """
 
 from __future__ import annotations

@@ -79,21 +79,25 @@ class StateInObservation(BaseWrapper):
 
 
 def make_env(env_config: dict) -> PettingZooEnv:
-    """RLlib env creator: ``env_config = {"env_id": ..., "options": {...}}``."""
-    env = tardis_envs.env_module(env_config["env_id"]).raw_env(illegal_action="raise", **dict(env_config.get("options") or {}))
+    """RLlib env creator: ``env_config = {"env_id": ..., "options": {...}, "obs_dtype": ...}``."""
+    env = tardis_envs.env_module(env_config["env_id"]).raw_env(
+        illegal_action="raise", obs_dtype=env_config.get("obs_dtype", "float32"), **dict(env_config.get("options") or {})
+    )
     return PettingZooEnv(StateInObservation(env))
 
 
 register_env(ENV_NAME, make_env)
 
 
-def _split(batch: dict) -> tuple[Any, dict]:
-    """(action mask, the batch with the flat observation as its ``obs``)."""
+def _split(batch: dict, denominators: Any) -> tuple[Any, dict]:
+    """(action mask, the batch with the flat float observation as its ``obs``): compact
+    observations (an integer tensor) are divided by the game's ``denominators`` here, once per
+    batch, giving the float32 observation bit for bit."""
     obs = batch[Columns.OBS]
     mask = obs["action_mask"]
-    x = obs["observation"]
+    x = obs["observation"].reshape(*mask.shape[:-1], -1)
     inner = dict(batch)
-    inner[Columns.OBS] = x.reshape(*mask.shape[:-1], -1).float()
+    inner[Columns.OBS] = x.float() if x.is_floating_point() else x.float() / denominators
     return mask, inner
 
 
@@ -114,17 +118,21 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
     def setup(self) -> None:
         super().setup()  # builds the encoder and heads for the flat observation
+        # per-entry denominators of compact observations (``obs_dtype``), ones for float32 games
+        size = int(np.prod(self.observation_space_with_mask["observation"].shape))
+        denominators = self.model_config.get("obs_denominators") or [1] * size
+        self.obs_denominators = torch.tensor(denominators, dtype=torch.float32)
         # what the module says it takes (and what a checkpoint rebuilds it with) is the dict
         self.observation_space = self.observation_space_with_mask
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
-        mask, inner = _split(batch)
+        mask, inner = _split(batch, self.obs_denominators)
         out = super()._forward(inner, **kwargs)
         out[Columns.ACTION_DIST_INPUTS] = _masked(out[Columns.ACTION_DIST_INPUTS], mask)
         return out
 
     def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
-        mask, inner = _split(batch)
+        mask, inner = _split(batch, self.obs_denominators)
         out = super()._forward_train(inner, **kwargs)
         out[Columns.ACTION_DIST_INPUTS] = _masked(out[Columns.ACTION_DIST_INPUTS], mask)
         return out
@@ -193,12 +201,21 @@ class LeagueMapping:
         return MAIN if self.agents.index(agent_id) == seat else other
 
 
-def spaces(env_id: str, options: dict | None = None) -> tuple[gym.spaces.Dict, gym.spaces.Discrete, list[str]]:
+def spaces(env_id: str, options: dict | None = None, obs_dtype: str = "float32") -> tuple[gym.spaces.Dict, gym.spaces.Discrete, list[str]]:
     """(observation space, action space, agent names) of a game as RLlib sees it (the
     observation dict with the state added); every seat shares them."""
-    env = StateInObservation(tardis_envs.env_module(env_id).raw_env(**dict(options or {})))
+    env = StateInObservation(tardis_envs.env_module(env_id).raw_env(obs_dtype=obs_dtype, **dict(options or {})))
     agent = env.possible_agents[0]
     return env.observation_space(agent), env.action_space(agent), list(env.possible_agents)
+
+
+def module_model_config(env_id: str, options: dict | None, hidden, obs_dtype: str = "float32") -> dict:
+    """:class:`MaskedPPOModule`'s ``model_config``: its hidden layers and, for compact
+    observations, the game's per-entry denominators."""
+    denominators = None
+    if obs_dtype != "float32":
+        denominators = tardis_envs.env_module(env_id).Game(**dict(options or {})).observation_denominators.ravel().tolist()
+    return {"fcnet_hiddens": list(hidden), "obs_denominators": denominators}
 
 
 def ppo_config(
@@ -220,17 +237,18 @@ def ppo_config(
     seed: int = 0,
     policy_mapping_fn: Any = None,
     fixed_modules: tuple[str, ...] = (RANDOM, HEURISTIC),
+    obs_dtype: str = "float32",
 ) -> PPOConfig:
     """The run's ``PPOConfig``: one learning module (``main``) and the fixed league
     members in ``fixed_modules`` (``random``, ``heuristic``); ``policy_mapping_fn``
     decides who plays which seat (default: ``main`` everywhere, plain self-play)."""
-    observation_space, action_space, _ = spaces(env_id, options)
+    observation_space, action_space, _ = spaces(env_id, options, obs_dtype)
     specs = {
         MAIN: RLModuleSpec(
             module_class=MaskedPPOModule,
             observation_space=observation_space,
             action_space=action_space,
-            model_config={"fcnet_hiddens": list(hidden)},
+            model_config=module_model_config(env_id, options, hidden, obs_dtype),
         )
     }
     if RANDOM in fixed_modules:
@@ -245,7 +263,7 @@ def ppo_config(
     mapping = policy_mapping_fn or (lambda agent_id, episode, **kwargs: MAIN)
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config={"env_id": env_id, "options": dict(options or {})}, disable_env_checking=True)
+        .environment(ENV_NAME, env_config={"env_id": env_id, "options": dict(options or {}), "obs_dtype": obs_dtype}, disable_env_checking=True)
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
         .learners(num_learners=num_learners)
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN])

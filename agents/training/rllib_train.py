@@ -38,7 +38,7 @@ from tardis_envs import env_module
 from ..checkpoint import CheckpointError
 from ..rllib_agent import RLlibPolicyAgent
 from .config import TrainConfig
-from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, ppo_config, save_checkpoint, spaces
+from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, module_model_config, ppo_config, save_checkpoint, spaces
 from .train import append_eval_rows, evaluate_learner, read_history, rearm_ctrl_c, resumable_meta, write_report
 
 
@@ -106,16 +106,23 @@ class RLlibTrainer:
 
     def _build(self) -> None:
         c = self.config
-        observation_space, action_space, self.agent_names = spaces(c.env_id, c.options)
+        observation_space, action_space, self.agent_names = spaces(c.env_id, c.options, c.obs_dtype)
         self.module_spec_args = {
             "observation_space": observation_space,
             "action_space": action_space,
-            "model_config": {"fcnet_hiddens": list(c.net_arch)},
+            "model_config": module_model_config(c.env_id, c.options, c.net_arch, c.obs_dtype),
         }
         last = self.run_dir / "checkpoints" / "last"
         meta = None
         if self.resume:
             meta = resumable_meta(last, c, self.game, self.run_dir)
+            trained_dtype = (meta.get("config") or {}).get("obs_dtype", "float32")
+            if trained_dtype != c.obs_dtype:
+                # the RLlib module's observation space carries the dtype (SB3 policies always see float32)
+                raise CheckpointError(
+                    f"--resume: {str(last)!r} was trained with obs_dtype {trained_dtype!r}, the config asks for {c.obs_dtype!r}; "
+                    f"set 'obs_dtype: {trained_dtype}' in the run's config to resume it, or start a new run"
+                )
             if meta.get("backend") != "rllib":
                 raise CheckpointError(f"--resume: {str(last)!r} was not written by the rllib backend")
             self.snapshots = list(meta.get("snapshots") or [])
@@ -137,6 +144,7 @@ class RLlibTrainer:
             clip_param=c.clip_range,
             seed=c.seed,
             policy_mapping_fn=self._mapping(),
+            obs_dtype=c.obs_dtype,
         ).build_algo()
         if meta is not None:
             from ray.rllib.core.rl_module.rl_module import RLModuleSpec

@@ -8,6 +8,14 @@ learner's turn again (a game can end on an opponent's move); finished games
 restart at once. Observations are always the learner's view; ``action_masks()``
 gives MaskablePPO the learner's legal actions. Rewards are the learner's: +1 / -1
 at the end of a game (truncation 0), 0 otherwise.
+
+The batched games write observations in ``obs_dtype`` (``"compact"``: the game's
+8- or 16-bit numerators, see :mod:`tardis_envs.core.observation`) and only in
+rows where the seat to move needs one: the learner's seat, and the opponents'
+seats when that opponent reads observations (a snapshot or a fixed policy; not
+random, a heuristic or a search agent). The learner still receives ``float32``
+observations, converted once per step for the whole batch in :meth:`step_wait`
+(bit for bit the observations of a ``float32`` batch).
 """
 
 from __future__ import annotations
@@ -102,9 +110,17 @@ class SelfPlayVecEnv(VecEnv):
     """
 
     def __init__(
-        self, env_id: str, num_envs: int, pool: OpponentPool, seed: int = 0, options: dict | None = None, learner_seat: int | None = None
+        self,
+        env_id: str,
+        num_envs: int,
+        pool: OpponentPool,
+        seed: int = 0,
+        options: dict | None = None,
+        learner_seat: int | None = None,
+        obs_dtype: str = "compact",
     ):
-        self.vec = vector.make(env_id, num_envs, seed=seed, **(options or {}))
+        self.vec = vector.make(env_id, num_envs, seed=seed, obs_dtype=obs_dtype, **(options or {}))
+        self._float_obs = np.zeros((num_envs, *self.vec.observation_shape), dtype=np.float32)
         self.game = self.vec.game
         self.pool = pool
         self.render_mode = None
@@ -128,6 +144,10 @@ class SelfPlayVecEnv(VecEnv):
         else:
             self.learner_seat[rows] = self.fixed_seat
         self.opponent[rows] = self.pool.sample(self.rng, rows.size)
+        # observations only where the seat to move reads them
+        reads = np.array([agent.needs_observations for agent in self.pool.agents], dtype=np.bool_)
+        self.vec.observe_seats[rows] = reads[self.opponent[rows]][:, None]
+        self.vec.observe_seats[rows, self.learner_seat[rows]] = True
 
     def _play(self, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray, infos: list) -> np.ndarray:
         """Play ``actions`` in ``rows``; book the learner's reward and finished games.
@@ -143,7 +163,7 @@ class SelfPlayVecEnv(VecEnv):
             # the learner's view of the final position (the row itself has restarted)
             final = before[k].copy()
             self.game.kernels.step(final, self.game.tables, int(actions[k]))
-            infos[row]["terminal_observation"] = self.game.observation(final, seat)
+            infos[row]["terminal_observation"] = self.game.observation(final, seat)  # float32, as the learner sees
             infos[row]["TimeLimit.truncated"] = bool(truncated[k])
             infos[row]["opponent"] = self.pool.names[self.opponent[row]]
         return rows[ended]
@@ -159,7 +179,10 @@ class SelfPlayVecEnv(VecEnv):
             for k in np.unique(which):
                 sel = np.flatnonzero(which == k)
                 sub = waiting[sel]
-                actions[sel] = self.pool.agents[k].act_batch(self.vec.states[sub], self.vec.obs[sub], self.vec.masks[sub])
+                agent = self.pool.agents[k]
+                # an agent that reads no observation gets none (as in tournaments without observations)
+                obs = self.vec.float_observations(sub) if agent.needs_observations else np.zeros((sub.size, 0), np.float32)
+                actions[sel] = agent.act_batch(self.vec.states[sub], obs, self.vec.masks[sub])
             self.opponent_steps += waiting.size
             ended = self._play(waiting, actions, rewards, dones, infos)
             # a finished game has restarted: new seat and opponent, keep going
@@ -176,7 +199,7 @@ class SelfPlayVecEnv(VecEnv):
         scratch_rewards = np.zeros(self.num_envs, dtype=np.float32)
         scratch_dones = np.zeros(self.num_envs, dtype=bool)
         self._opponents_move(everything, scratch_rewards, scratch_dones, [{} for _ in range(self.num_envs)])
-        return self.vec.obs.copy()
+        return self.vec.float_observations()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions[:] = np.asarray(actions).reshape(-1)
@@ -189,7 +212,7 @@ class SelfPlayVecEnv(VecEnv):
         ended = self._play(everything, self._actions, rewards, dones, infos)
         self._new_games(ended)
         self._opponents_move(everything, rewards, dones, infos)
-        return self.vec.obs.copy(), rewards, dones, infos
+        return self.vec.float_observations(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
         return self.vec.masks.astype(bool)

@@ -190,7 +190,10 @@ class Trainer:
         else:
             done = 0
         # a resumed run plays fresh games: shift the seed by the steps already taken
-        self.venv = VecMonitor(SelfPlayVecEnv(config.env_id, config.num_envs, self.pool, seed=config.seed + done, options=config.options))
+        games = SelfPlayVecEnv(
+            config.env_id, config.num_envs, self.pool, seed=config.seed + done, options=config.options, obs_dtype=config.obs_dtype
+        )
+        self.venv = VecMonitor(games)
         if self.resume:
             self.model, _ = load_model(last, self.game)
             self.model.set_env(self.venv)

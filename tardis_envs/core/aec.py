@@ -3,7 +3,11 @@
 The env class only moves arrays between PettingZoo and the game's kernels:
 the state is one flat ``int64`` array (:mod:`tardis_envs.core.state`), the
 legal-action mask is recomputed by a kernel after each step, and observations
-are written by a kernel into a fresh ``float32`` array on ``observe``.
+are written by a kernel into a fresh array on ``observe``: ``float32`` fractions,
+or with ``obs_dtype="compact"`` their integer numerators in the game's smallest
+integer dtype (:mod:`tardis_envs.core.observation`; the Box bounds are then the
+numerator bounds, and ``env.unwrapped.game.observation_denominators`` turns
+them back into the float observation bit for bit).
 
 Illegal actions (``illegal_action`` option):
 
@@ -28,6 +32,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import Game
+from .observation import resolve_obs_dtype
 from .rng import seed_to_key
 from .state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
 
@@ -52,6 +57,19 @@ def check_env_arguments(env_id: str, render_mode: str | None, illegal_action: st
         raise ValueError(f"{env_id}: illegal_action {illegal_action!r}; expected one of {ILLEGAL_ACTION_MODES}")
 
 
+def observation_space_of(game: Game, obs_dtype) -> tuple[np.dtype, spaces.Dict]:
+    """The observation dtype ``obs_dtype`` names and every agent's observation space."""
+    dtype = resolve_obs_dtype(game, obs_dtype)
+    low, high = game.observation_space_bounds(dtype)
+    space = spaces.Dict(
+        {
+            "observation": spaces.Box(low=low, high=high, shape=game.observation_shape, dtype=dtype),
+            "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+        }
+    )
+    return dtype, space
+
+
 def render_state(game: Game, state: np.ndarray, render_mode: str | None) -> str | np.ndarray | None:
     """``render()`` of every env: text, an image, or printed text (``human``)."""
     if render_mode is None:
@@ -72,8 +90,8 @@ class TardisAECEnv(AECEnv, EzPickle):
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate", **options: Any):
-        EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, **options)
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate", obs_dtype: str = "float32", **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, obs_dtype=obs_dtype, **options)
         super().__init__()
         check_env_arguments(self.game_class.spec.env_id, render_mode, illegal_action)
         self.game = self.game_class(**options)
@@ -82,14 +100,7 @@ class TardisAECEnv(AECEnv, EzPickle):
         game = self.game
         self.possible_agents = list(game.agent_names)
         self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
-        self._observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=game.observation_low, high=game.observation_high, shape=game.observation_shape, dtype=np.float32
-                ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
-            }
-        )
+        self.obs_dtype, self._observation_space = observation_space_of(game, obs_dtype)
         self._action_space: spaces.Discrete = spaces.Discrete(game.num_actions)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
@@ -187,7 +198,7 @@ class TardisAECEnv(AECEnv, EzPickle):
     # --- observations ---------------------------------------------------------------
     def observe(self, agent: str) -> dict:
         seat = self.agent_name_mapping[agent]
-        flat = np.empty(self._obs_size, dtype=np.float32)
+        flat = np.empty(self._obs_size, dtype=self.obs_dtype)
         self.game.kernels.observe(self._state, self.game.tables, seat, flat)
         mine = agent == self.agent_selection and int(self._state[STATUS]) == RUNNING
         mask = self._mask.copy() if mine else self._no_actions.copy()

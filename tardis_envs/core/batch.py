@@ -19,21 +19,22 @@ from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED
 
 
 @njit_shared_body
-def reset_one(init, legal_mask, observe, state, tables, key, obs, mask, with_obs):
+def reset_one(init, legal_mask, observe, state, tables, key, obs, mask, observe_seats):
     """Start a new game with generator key ``key`` and write the mover's view
-    (the observation only when ``with_obs``)."""
+    (the observation only when ``observe_seats[mover]``: rows whose mover is a
+    random or heuristic agent need none)."""
     variant = state[VARIANT]  # the batch's rule options: kept across games
     state[:] = 0
     state[VARIANT] = variant
     state[RNG_KEY] = key
     init(state, tables)
     legal_mask(state, tables, mask)
-    if with_obs:
+    if observe_seats[state[CURRENT_PLAYER]]:
         observe(state, tables, state[CURRENT_PLAYER], obs)
 
 
 @njit_shared_body
-def step_one(step, legal_mask, observe, state, tables, action, obs, mask, rewards, done, with_obs):
+def step_one(step, legal_mask, observe, state, tables, action, obs, mask, rewards, done, observe_seats):
     """Play ``action``; returns True when the game ended (then the caller resets).
 
     ``rewards[p]`` receives each seat's reward of this step; ``done[0]`` is
@@ -48,7 +49,7 @@ def step_one(step, legal_mask, observe, state, tables, action, obs, mask, reward
     if status != RUNNING:
         return True
     legal_mask(state, tables, mask)
-    if with_obs:
+    if observe_seats[state[CURRENT_PLAYER]]:
         observe(state, tables, state[CURRENT_PLAYER], obs)
     return False
 

@@ -24,11 +24,15 @@ work for all of them):
     ``out`` is ``int8[num_actions]``: 1 for each legal action of the player to
     move, all zero once the game is over.
 ``observe(state, tables, player, out)``
-    ``out`` is the flat ``float32`` observation of ``player``, showing only
-    what that seat may know.
+    ``out`` is the flat observation of ``player``, showing only what that seat
+    may know: ``float32`` fractions, or their integer numerators when ``out``
+    has an integer dtype (entries written with
+    :func:`tardis_envs.core.observation.put`; the game's
+    ``_observation_denominators`` gives each entry's denominator).
 ``batch_reset`` / ``batch_step``
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
-    of :mod:`tardis_envs.core.batch` with the kernels above.
+    of :mod:`tardis_envs.core.batch` with the kernels above; ``observe_seats[i, p]``
+    says whether row ``i`` writes an observation when seat ``p`` is to move.
 ``search(root, tables, num_actions, num_players, params, weights, gen, root_visits)``
     also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
     game's kernels and its ``resample_hidden``.
@@ -41,12 +45,14 @@ work for all of them):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
+from .observation import compact_dtype_for
 from .options import Option, validate_options
 from .state import (
     CHANCE_TAPE,
@@ -219,10 +225,45 @@ class Game:
         self.kernels.legal_mask(state, self.tables, mask)
         return np.flatnonzero(mask)
 
-    def observation(self, state: np.ndarray, player: int) -> np.ndarray:
-        out = np.zeros(int(np.prod(self.observation_shape)), dtype=np.float32)
+    def observation(self, state: np.ndarray, player: int, dtype=np.float32) -> np.ndarray:
+        """``player``'s view of ``state``: fractions in float32, or their numerators in the
+        compact integer ``dtype`` (:mod:`tardis_envs.core.observation`)."""
+        out = np.zeros(int(np.prod(self.observation_shape)), dtype=dtype)
         self.kernels.observe(state, self.tables, player, out)
         return out.reshape(self.observation_shape)
+
+    # --- compact observations (tardis_envs.core.observation) ---------------------------
+    def _observation_denominators(self) -> np.ndarray:
+        """The flat int64 denominator of every observation entry (1 for one-hot and count
+        entries); a game whose observe kernel calls ``put`` with other denominators overrides."""
+        return np.ones(int(np.prod(self.observation_shape)), dtype=np.int64)
+
+    @functools.cached_property
+    def observation_denominators(self) -> np.ndarray:
+        """Per-entry denominators (shaped like one observation): float observation =
+        compact observation / denominators."""
+        denominators = np.asarray(self._observation_denominators(), dtype=np.int64).reshape(self.observation_shape)
+        assert (denominators >= 1).all()
+        return denominators
+
+    @functools.cached_property
+    def observation_numerator_bounds(self) -> tuple[int, int]:
+        """Least and greatest numerator an entry can hold: the float bounds times each denominator."""
+        d = self.observation_denominators
+        return int(np.floor(self.observation_low * d).min()), int(np.ceil(self.observation_high * d).max())
+
+    @functools.cached_property
+    def compact_dtype(self) -> np.dtype:
+        """The smallest integer dtype holding every numerator (``obs_dtype="compact"``)."""
+        return compact_dtype_for(*self.observation_numerator_bounds)
+
+    def observation_space_bounds(self, dtype) -> tuple[Any, Any]:
+        """``(low, high)`` of the observation Box in ``dtype``: the float bounds, or per-entry
+        numerator bounds for an integer dtype."""
+        if np.dtype(dtype) == np.float32:
+            return self.observation_low, self.observation_high
+        d = self.observation_denominators
+        return np.floor(self.observation_low * d).astype(dtype), np.ceil(self.observation_high * d).astype(dtype)
 
     # --- words ---------------------------------------------------------------
     def describe(self, state: np.ndarray) -> dict:  # pragma: no cover - abstract

@@ -21,7 +21,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
-from .aec import RENDER_MODES, check_env_arguments, illegal_message, render_state
+from .aec import RENDER_MODES, check_env_arguments, illegal_message, observation_space_of, render_state
 from .game import Game
 from .rng import seed_to_key
 from .state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
@@ -33,22 +33,15 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
     game_class: ClassVar[type[Game]]
     metadata: ClassVar[dict] = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate", **options: Any):
-        EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, **options)
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "terminate", obs_dtype: str = "float32", **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, obs_dtype=obs_dtype, **options)
         check_env_arguments(self.game_class.spec.env_id, render_mode, illegal_action)
         self.game = game = self.game_class(**options)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.possible_agents = list(game.agent_names)
         self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
-        space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=game.observation_low, high=game.observation_high, shape=game.observation_shape, dtype=np.float32
-                ),
-                "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
-            }
-        )
+        self.obs_dtype, space = observation_space_of(game, obs_dtype)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces: dict[str, spaces.Discrete] = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._seed_source = np.random.default_rng()
@@ -73,7 +66,7 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
 
     def _observe(self, agent: str) -> dict:
         seat = self.agent_name_mapping[agent]
-        return {"observation": self.game.observation(self._state, seat), "action_mask": self._mask(seat)}
+        return {"observation": self.game.observation(self._state, seat, self.obs_dtype), "action_mask": self._mask(seat)}
 
     def observe(self, agent: str) -> dict:
         return self._observe(agent)

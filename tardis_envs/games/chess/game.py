@@ -160,6 +160,34 @@ class TimelordChess(Game):
         tables[layout.T_THREAT_PLANES] = int(self.options["threat_planes"])
         return tables
 
+    def _observation_denominators(self) -> np.ndarray:
+        """Per plane (observe.py): plies out of ``max_plies``, the fifty-move count out of
+        100, repetitions out of 2, the TARDIS's plies away and the history depth out of 10,
+        the passenger's turns out of 7, the cool-down out of 5, the travel ban out of 2,
+        backward travels out of 2, the evicted piece's kind out of 6; threat planes:
+        attackers out of 8, least attacker and pieces en prise out of 10. The rest are 0/1."""
+        shift = layout.planes_left_out(self.options["history_planes"])
+        d = np.ones(self.observation_shape, dtype=np.int64)
+        planes = {
+            layout.P_PLY: max(self.options["max_plies"], 1),
+            layout.P_HALFMOVE: 100,
+            layout.P_REPETITION: 2,
+            layout.P_TARDIS_AWAY: layout.MAX_TRAVEL,
+            layout.P_PASSENGER_TURNS: layout.KICK_OUT_PLIES,
+            layout.P_COOLDOWN: layout.COOLDOWN_PLIES,
+            layout.P_TRAVEL_BAN: layout.TRAVEL_BAN_PLIES,
+            layout.P_BACKWARD_TRAVELS: layout.MAX_BACKWARD_TRAVELS,
+            layout.P_BACKWARD_TRAVELS + 1: layout.MAX_BACKWARD_TRAVELS,
+            layout.P_HISTORY_DEPTH: layout.MAX_TRAVEL,
+            layout.P_EVICTED: 6,
+        }
+        for plane, denominator in planes.items():
+            d[plane - shift] = denominator
+        if self.options["threat_planes"]:
+            first = layout.NUM_PLANES - shift
+            d[first : first + 6] = np.array([8, 8, 10, 10, 10, 10]).reshape(6, 1, 1)
+        return d.ravel()
+
     def move_squares_layout(self) -> dict:
         """What the ``move_squares`` policy (agents/training/policies.py) needs to know of the
         observation and the actions: each action's from and to squares in the mover's frame

@@ -8,6 +8,7 @@ attackers, pieces en prise and (written by ``rules.observe``) the moves that mat
 from __future__ import annotations
 
 from ...core.jit import njit
+from ...core.observation import put
 from .board import (
     ATTACKER_VALUE,
     attackers,
@@ -87,8 +88,9 @@ def _piece_plane(code, observer):
 
 
 @njit
-def _fill(out, plane, value):
-    out[plane * 64 : (plane + 1) * 64] = value
+def _fill(out, plane, numerator, denominator):
+    """Every square of ``plane`` holds ``numerator / denominator``."""
+    put(out, slice(plane * 64, (plane + 1) * 64), numerator, denominator)
 
 
 @njit
@@ -112,21 +114,21 @@ def observe_planes(state, tables, player, out):
             if plane >= 0:
                 out[(base + plane) * 64 + frame(sq, player)] = 1.0
     if player == BLACK:
-        _fill(out, -shift + P_COLOUR, 1.0)
-    _fill(out, -shift + P_PLY, state[PLY] / max(tables[T_MAX_PLIES], 1))
+        _fill(out, -shift + P_COLOUR, 1, 1)
+    _fill(out, -shift + P_PLY, state[PLY], max(tables[T_MAX_PLIES], 1))
     castling = state[CASTLING]
     own = (castling >> (2 * player)) & 3
     opp = (castling >> (2 * (1 - player))) & 3
     if own & 1:
-        _fill(out, -shift + P_CASTLING, 1.0)
+        _fill(out, -shift + P_CASTLING, 1, 1)
     if own & 2:
-        _fill(out, -shift + P_CASTLING + 1, 1.0)
+        _fill(out, -shift + P_CASTLING + 1, 1, 1)
     if opp & 1:
-        _fill(out, -shift + P_CASTLING + 2, 1.0)
+        _fill(out, -shift + P_CASTLING + 2, 1, 1)
     if opp & 2:
-        _fill(out, -shift + P_CASTLING + 3, 1.0)
-    _fill(out, -shift + P_HALFMOVE, min(state[HALFMOVE], 100) / 100.0)
-    _fill(out, -shift + P_REPETITION, min(max(repetitions(state) - 1, 0), 2) / 2.0)
+        _fill(out, -shift + P_CASTLING + 3, 1, 1)
+    _fill(out, -shift + P_HALFMOVE, min(state[HALFMOVE], 100), 100)
+    _fill(out, -shift + P_REPETITION, min(max(repetitions(state) - 1, 0), 2), 2)
     for which in range(2):
         if state[EP_SQUARE + which] >= 0:
             out[(P_EN_PASSANT - shift) * 64 + frame(state[EP_SQUARE + which], player)] = 1.0
@@ -134,7 +136,7 @@ def observe_planes(state, tables, player, out):
     if tsq >= 0:
         ftsq = frame(tsq, player)
         if state[TARDIS_ABSENT] == 1:
-            out[(P_TARDIS_AWAY - shift) * 64 + ftsq] = min(max(state[TARDIS_RETURN_PLY] - state[PLY], 0), MAX_TRAVEL) / MAX_TRAVEL
+            put(out, (P_TARDIS_AWAY - shift) * 64 + ftsq, min(max(state[TARDIS_RETURN_PLY] - state[PLY], 0), MAX_TRAVEL), MAX_TRAVEL)
         else:
             out[(P_TARDIS - shift) * 64 + ftsq] = 1.0
         if state[TARDIS_PREV_SQ] >= 0:
@@ -143,23 +145,23 @@ def observe_planes(state, tables, player, out):
             out[(P_DOCTOR - shift) * 64 + frame(state[DOCTOR_SQ], player)] = 1.0
         else:
             out[(P_DOCTOR - shift) * 64 + ftsq] = 1.0
-            _fill(out, -shift + P_DOCTOR_INSIDE, 1.0)
+            _fill(out, -shift + P_DOCTOR_INSIDE, 1, 1)
         plane = _piece_plane(state[PASSENGER], player)
         if plane >= 0:
             out[(P_PASSENGER - shift + plane) * 64 + ftsq] = 1.0
-            _fill(out, -shift + P_PASSENGER_TURNS, min(state[PLY] - state[PASSENGER_ENTRY_PLY], KICK_OUT_PLIES) / KICK_OUT_PLIES)
-        _fill(out, -shift + P_COOLDOWN, min(max(state[COOLDOWN_UNTIL] - state[PLY], 0), COOLDOWN_PLIES) / COOLDOWN_PLIES)
+            _fill(out, -shift + P_PASSENGER_TURNS, min(state[PLY] - state[PASSENGER_ENTRY_PLY], KICK_OUT_PLIES), KICK_OUT_PLIES)
+        _fill(out, -shift + P_COOLDOWN, min(max(state[COOLDOWN_UNTIL] - state[PLY], 0), COOLDOWN_PLIES), COOLDOWN_PLIES)
         ban = TRAVEL_BAN_PLIES + 1 - (state[PLY] - state[LAST_TRAVEL_PLY])
-        _fill(out, -shift + P_TRAVEL_BAN, min(max(ban, 0), TRAVEL_BAN_PLIES) / TRAVEL_BAN_PLIES)
-        _fill(out, -shift + P_BACKWARD_TRAVELS, state[BACKWARD_TRAVELS + player] / MAX_BACKWARD_TRAVELS)
-        _fill(out, -shift + P_BACKWARD_TRAVELS + 1, state[BACKWARD_TRAVELS + 1 - player] / MAX_BACKWARD_TRAVELS)
-        _fill(out, -shift + P_HISTORY_DEPTH, min(state[HIST_COUNT] - 1, MAX_TRAVEL) / MAX_TRAVEL)
+        _fill(out, -shift + P_TRAVEL_BAN, min(max(ban, 0), TRAVEL_BAN_PLIES), TRAVEL_BAN_PLIES)
+        _fill(out, -shift + P_BACKWARD_TRAVELS, state[BACKWARD_TRAVELS + player], MAX_BACKWARD_TRAVELS)
+        _fill(out, -shift + P_BACKWARD_TRAVELS + 1, state[BACKWARD_TRAVELS + 1 - player], MAX_BACKWARD_TRAVELS)
+        _fill(out, -shift + P_HISTORY_DEPTH, min(state[HIST_COUNT] - 1, MAX_TRAVEL), MAX_TRAVEL)
         if state[PHASE] == PHASE_EVICT:
-            _fill(out, -shift + P_PHASE_EVICT, 1.0)
+            _fill(out, -shift + P_PHASE_EVICT, 1, 1)
             e = state[EVICTED]
-            _fill(out, -shift + P_EVICTED, ((e & 7) / 6.0) * (1.0 if (e >> 3) == player else -1.0))
+            _fill(out, -shift + P_EVICTED, (e & 7) if (e >> 3) == player else -(e & 7), 6)
         elif state[PHASE] == PHASE_FOLLOW_UP:
-            _fill(out, -shift + P_PHASE_FOLLOW_UP, 1.0)
+            _fill(out, -shift + P_PHASE_FOLLOW_UP, 1, 1)
     if tables[T_THREAT_PLANES]:
         _threats(state, player, out, threat_planes_at(tables))
 
@@ -176,16 +178,16 @@ def _threats(state, player, out, at):
         at_sq = frame(sq, player)
         own_count, own_least = attackers(state, sq, player)
         opp_count, opp_least = attackers(state, sq, 1 - player)
-        out[at + at_sq] = min(own_count, 8) / 8.0
-        out[at + 64 + at_sq] = min(opp_count, 8) / 8.0
-        out[at + 128 + at_sq] = own_least / 10.0
-        out[at + 192 + at_sq] = opp_least / 10.0
+        put(out, at + at_sq, min(own_count, 8), 8)
+        put(out, at + 64 + at_sq, min(opp_count, 8), 8)
+        put(out, at + 128 + at_sq, own_least, 10)
+        put(out, at + 192 + at_sq, opp_least, 10)
         code = state[BOARD + sq]
         if code == EMPTY or code == DOCTOR or (code & 7) == KING:
             continue
         value = ATTACKER_VALUE[code & 7]
         if (code >> 3) == player:
             if opp_count > 0 and (own_count == 0 or opp_least < value):
-                out[at + 256 + at_sq] = value / 10.0
+                put(out, at + 256 + at_sq, value, 10)
         elif own_count > 0 and (opp_count == 0 or own_least < value):
-            out[at + 320 + at_sq] = value / 10.0
+            put(out, at + 320 + at_sq, value, 10)

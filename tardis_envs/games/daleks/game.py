@@ -178,6 +178,34 @@ class TimeOfTheDaleks(Game):
         self.max_chance_outcomes = max(len(c.companions), len(c.cards), len(c.locations), len(c.dilemmas), len(c.anomalies), 6, n)
         self._row_names = self._ability_names()
 
+    def _observation_denominators(self) -> np.ndarray:
+        """The denominators of the fractions in observe.py's layout: the round out of
+        ``max_rounds``, Sonic counters out of 5, hands out of 8, Dalek markers in a zone out of
+        3, the three decks out of their sizes, each Time Anomaly's task progress out of what
+        it needs and its prisoners out of 3, challenge symbols out of 4, gathered dice out of 8
+        and dice left to select out of 8; every other entry is 0/1."""
+        from . import observe as O
+        from .content import AN_PROGRESS_NEEDED, ANOMALY_FIELDS, T_ANOMALIES, T_MAX_ROUNDS
+
+        d = np.ones(OBS_SIZE, dtype=np.int64)
+        d[O.O_ROUND] = self.tables[T_MAX_ROUNDS]
+        for r in range(4):
+            base = O.O_SEATS + r * O.SEAT_BLOCK
+            d[base + O.SB_SONIC] = 5
+            d[base + O.SB_HAND] = 8
+        for slot in range(L.MAX_SLOTS):
+            for z in range(L.ZONES_PER_SLOT):
+                d[O.O_SLOTS + slot * O.SLOT_BLOCK + O.LB_ZONES + z * O.ZONE_BLOCK + O.ZB_DALEKS] = 3
+        d[O.O_DECKS : O.O_DECKS + 3] = (O.NUM_CARDS, O.NUM_LOCATIONS, O.NUM_DILEMMAS)
+        for a in range(O.NUM_ANOMALIES):
+            base = O.O_ANOMALIES + a * O.ANOMALY_BLOCK
+            d[base + 5] = max(int(self.tables[T_ANOMALIES + a * ANOMALY_FIELDS + AN_PROGRESS_NEEDED]), 1)
+            d[base + 6] = 3
+        d[O.O_CHALLENGE : O.O_CHALLENGE + O.NUM_SYMBOLS] = 4
+        d[O.O_POOLS : O.O_POOLS + 2 * O.NUM_COLOURS] = 8
+        d[O.O_SEL_LEFT] = 8
+        return d
+
     # --- names ------------------------------------------------------------------------
     def ab(self, r: int, field: int) -> int:
         return int(self.tables[T_ABILITIES + r * ABILITY_FIELDS + field])

@@ -11,6 +11,7 @@ of segments.
 from __future__ import annotations
 
 from ...core.jit import njit
+from ...core.observation import put
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS
 from .common import hand_size
 from .content import (
@@ -155,7 +156,7 @@ def observe(state, tables, player, out):
     out[:] = 0.0
     n = tables[T_NUM_PLAYERS]
     track = tables[T_TRACK]
-    out[O_ROUND] = state[ROUND] / tables[T_MAX_ROUNDS]
+    put(out, O_ROUND, state[ROUND], tables[T_MAX_ROUNDS])
     out[O_SHIP + state[SHIP]] = 1.0
     for j in range(MARKER_SLOTS):
         if state[MARKER + j] >= 0:
@@ -168,8 +169,8 @@ def observe(state, tables, player, out):
         base = O_SEATS + r * SEAT_BLOCK
         out[base + SB_PRESENT] = 1.0
         out[base + SB_DOCTOR + state[DOCTOR + seat]] = 1.0
-        out[base + SB_SONIC] = state[SONIC + seat] / 5.0
-        out[base + SB_HAND] = hand_size(state, seat) / 8.0
+        put(out, base + SB_SONIC, state[SONIC + seat], 5)
+        put(out, base + SB_HAND, hand_size(state, seat), 8)
         out[base + SB_ON_CONSOLE] = 1.0 if state[AT_SLOT + seat] < 0 else 0.0
         for k in range(COMPANION_SPACES):
             c = state[COMPANION + seat * COMPANION_SPACES + k]
@@ -180,6 +181,7 @@ def observe(state, tables, player, out):
         out[base + SB_ACTIVE] = 1.0 if state[ACTIVE] == seat else 0.0
         out[base + SB_HELPER] = 1.0 if state[HELPER] == seat else 0.0
         out[base + SB_DECIDES] = 1.0 if running and decider == seat else 0.0
+    in_deck = 0
     for c in range(NUM_CARDS):
         place = state[CARD_PLACE + c]
         if place == player:
@@ -189,7 +191,8 @@ def observe(state, tables, player, out):
         elif place == PLACE_DISCARD:
             out[O_CARD_DISCARD + c] = 1.0
         elif place == PLACE_DECK:
-            out[O_DECKS] += 1.0 / NUM_CARDS
+            in_deck += 1
+    put(out, O_DECKS, in_deck, NUM_CARDS)
     for slot in range(MAX_SLOTS):
         base = O_SLOTS + slot * SLOT_BLOCK
         kind = state[SLOT_KIND + slot]
@@ -209,21 +212,25 @@ def observe(state, tables, player, out):
                     out[zb + ZB_DILEMMA + d] = 1.0
                 else:
                     out[zb + ZB_FACE_DOWN] = 1.0
-            out[zb + ZB_DALEKS] = state[ZONE_DALEKS + zone] / 3.0
+            put(out, zb + ZB_DALEKS, state[ZONE_DALEKS + zone], 3)
     for seat in range(n):
         slot = state[AT_SLOT + seat]
         if slot >= 0:
             zb = O_SLOTS + slot * SLOT_BLOCK + LB_ZONES + state[AT_ZONE + seat] * ZONE_BLOCK
             out[zb + ZB_DOCTORS + rel(tables, player, seat)] = 1.0
+    in_deck = 0
     for t in range(NUM_LOCATIONS):
         if state[LOCATION_PLACE + t] == PLACE_DECK:
-            out[O_DECKS + 1] += 1.0 / NUM_LOCATIONS
+            in_deck += 1
+    put(out, O_DECKS + 1, in_deck, NUM_LOCATIONS)
+    in_deck = 0
     for d in range(NUM_DILEMMAS):
         place = state[DILEMMA_PLACE + d]
         if place == PLACE_DECK:
-            out[O_DECKS + 2] += 1.0 / NUM_DILEMMAS
+            in_deck += 1
         elif place == PLACE_DISCARD and state[DILEMMA_SEEN + d]:
             out[O_DILEMMA_DISCARD + d] = 1.0  # a Dilemma discarded unseen stays unknown
+    put(out, O_DECKS + 2, in_deck, NUM_DILEMMAS)
     for k in range(NUM_COMPANIONS):
         place = state[COMPANION_PLACE + k]
         if place == PLACE_DECK:
@@ -235,21 +242,21 @@ def observe(state, tables, player, out):
         out[base + state[ANOMALY_STATE + a]] = 1.0
         needed = tables[T_ANOMALIES + a * ANOMALY_FIELDS + AN_PROGRESS_NEEDED]
         if needed > 0:
-            out[base + 5] = state[TASK_PROGRESS + a] / needed
+            put(out, base + 5, state[TASK_PROGRESS + a], needed)
         if tables[T_ANOMALIES + a * ANOMALY_FIELDS + AN_IMPRISON_COUNT] > 0:
-            out[base + 6] = state[TASK_IMPRISONED + a] / 3.0
+            put(out, base + 6, state[TASK_IMPRISONED + a], 3)
     if not running:
         return
     stage = state[STAGE]
     out[O_STAGE + stage] = 1.0
     for s in range(NUM_SYMBOLS):
-        out[O_CHALLENGE + s] = state[CHALLENGE + s] / 4.0
+        put(out, O_CHALLENGE + s, state[CHALLENGE + s], 4)
     for b in range(3):
         if (state[ADV_CONDITIONS] >> b) & 1:
             out[O_CONDITIONS + b] = 1.0
     out[O_HELP + state[HELP_MODE]] = 1.0
     for c in range(2 * NUM_COLOURS):
-        out[O_POOLS + c] = state[POOL + c] / 8.0
+        put(out, O_POOLS + c, state[POOL + c], 8)
     for d in range(MAX_DICE):
         colour = state[DIE_COLOUR + d]
         if colour < 0:
@@ -264,7 +271,7 @@ def observe(state, tables, player, out):
         if (state[FACE_CHANGED] >> p) & 1:
             out[O_FACE_CHANGED + p] = 1.0
     out[O_MANIPULATOR + state[MANIPULATOR]] = 1.0
-    out[O_SEL_LEFT] = min(state[SEL_LEFT], 8) / 8.0
+    put(out, O_SEL_LEFT, min(state[SEL_LEFT], 8), 8)
     for j in range(2):
         if state[DRAWN + j] >= 0:
             out[O_DRAWN + j * NUM_LOCATIONS + state[DRAWN + j]] = 1.0

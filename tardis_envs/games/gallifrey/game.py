@@ -195,6 +195,25 @@ class GallifreyDuel(Game):
         # a shuffle step of the deck, a character or scene drawn for the pairing
         self.max_chance_outcomes = int(max(DECK_SIZE, self.tables[T_NUM_CHARACTERS], self.tables[T_NUM_SCENES]))
 
+    def _observation_denominators(self) -> np.ndarray:
+        """Aspects out of 10, injuries and fight values out of 16, Edges out of 3, card levels
+        out of 3, acquired modifiers and escalations out of 2, the deck out of 36 cards, the
+        exchange out of ``max_exchanges``; the rest are 0/1 (the layout in rules.py)."""
+        r = rules
+        d = np.ones(OBS_SIZE, dtype=np.int64)
+        d[r.O_OWN_ASPECTS : r.O_OPP_EFFECTIVE + 4] = 10
+        d[r.O_INJURIES : r.O_KILLED_AT + 2] = 16
+        d[r.O_EDGES : r.O_EDGES + 2] = 3
+        for i in range(3):
+            d[r.O_ACQUIRED + 3 * i + 1 : r.O_ACQUIRED + 3 * i + 3] = 2
+        d[r.O_DECK_SIZE] = DECK_SIZE
+        d[r.O_EXCHANGE] = max(int(self.tables[r.T_MAX_EXCHANGES]), 1)
+        for k in range(2):
+            base = r.O_LAST + k * r.LAST_BLOCK
+            d[base + r.LB_LEVELS] = 3
+            d[base + r.LB_ATTACK_VALUE : base + r.LB_INJURIES + 1] = 16
+        return d
+
     # --- state checks ---------------------------------------------------------------
     def _check_fields(self, state: np.ndarray) -> None:
         env_id = self.spec.env_id

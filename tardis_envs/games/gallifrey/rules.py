@@ -37,6 +37,7 @@ attacker's ``defence`` and the defender's ``attack`` must be 0 (unused).
 from __future__ import annotations
 
 from ...core.jit import njit
+from ...core.observation import put
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_below, rng_ppm, rng_shuffle
 from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
@@ -535,9 +536,9 @@ OBS_SIZE = O_LAST_WINNER + 2
 
 
 @njit
-def _unit(x):
-    """Clip a scaled feature into the observation box [-1, 1]."""
-    return min(max(x, -1.0), 1.0)
+def _within(x, scale):
+    """Clip a numerator into ``-scale..scale``, so that ``x / scale`` stays in the observation box [-1, 1]."""
+    return min(max(x, -scale), scale)
 
 
 @njit
@@ -548,30 +549,30 @@ def observe(state, tables, player, out):
     for k in range(2):
         s = me if k == 0 else them
         for a in range(4):
-            out[O_OWN_ASPECTS + 8 * k + a] = base_aspect(state, tables, s, a) / 10.0
-            out[O_OWN_EFFECTIVE + 8 * k + a] = _unit(effective_aspect(state, tables, s, a) / 10.0)
+            put(out, O_OWN_ASPECTS + 8 * k + a, base_aspect(state, tables, s, a), 10)
+            put(out, O_OWN_EFFECTIVE + 8 * k + a, _within(effective_aspect(state, tables, s, a), 10), 10)
         stasis = base_aspect(state, tables, s, STASIS)
-        out[O_INJURIES + k] = _unit(state[side(s, F_INJURIES)] / 16.0)
-        out[O_OUT_AT + k] = out_of_action_at(stasis) / 16.0
-        out[O_KILLED_AT + k] = killed_at(stasis) / 16.0
-        out[O_EDGES + k] = state[side(s, F_EDGES_LEFT)] / 3.0
+        put(out, O_INJURIES + k, _within(state[side(s, F_INJURIES)], 16), 16)
+        put(out, O_OUT_AT + k, out_of_action_at(stasis), 16)
+        put(out, O_KILLED_AT + k, killed_at(stasis), 16)
+        put(out, O_EDGES + k, state[side(s, F_EDGES_LEFT)], 3)
         out[O_ACQUIRED_USED + k] = state[side(s, F_ACQUIRED_USED)]
     c = character_base(tables, state[side(me, F_CHARACTER)])
     for i in range(tables[c + C_NUM_ACQUIRED]):
         card = tables[c + C_ACQUIRED + i]
         out[O_ACQUIRED + 3 * i] = 1.0
-        out[O_ACQUIRED + 3 * i + 1] = tables[T_CARD_MODIFIER + card] / 2.0
-        out[O_ACQUIRED + 3 * i + 2] = tables[T_CARD_ESCALATION + card] / 2.0
+        put(out, O_ACQUIRED + 3 * i + 1, tables[T_CARD_MODIFIER + card], 2)
+        put(out, O_ACQUIRED + 3 * i + 2, tables[T_CARD_ESCALATION + card], 2)
     out[O_FORCED] = state[side(me, F_FORCED)]
     out[O_FLUX + state[FLUX]] = 1.0
     out[O_WAR + tables[c + C_WAR]] = 1.0
     out[O_FAULT + tables[c + C_FAULT]] = 1.0
     for i in range(state[DECK_POS], DECK_SIZE):
         out[O_DECK + state[DECK + i]] = 1.0
-    out[O_DECK_SIZE] = (DECK_SIZE - state[DECK_POS]) / DECK_SIZE
+    put(out, O_DECK_SIZE, DECK_SIZE - state[DECK_POS], DECK_SIZE)
     out[O_MODE + tables[T_MODE]] = 1.0
     out[O_THREAT + tables[T_THREAT]] = 1.0
-    out[O_EXCHANGE] = state[EXCHANGE] / max(tables[T_MAX_EXCHANGES], 1)
+    put(out, O_EXCHANGE, state[EXCHANGE], max(tables[T_MAX_EXCHANGES], 1))
     out[O_SEAT] = me
     if tables[T_MODE] == MODE_CONTEST and contest_attacker(state) == me:
         out[O_ATTACKER] = 1.0
@@ -584,10 +585,10 @@ def observe(state, tables, player, out):
             out[base + LB_DEFENCE + action_defence(a)] = 1.0
             out[base + LB_CONDITION + state[last(s, L_CONDITION)]] = 1.0
             out[base + LB_SOURCE + state[last(s, L_SOURCE)]] = 1.0
-            out[base + LB_LEVELS] = _unit(state[last(s, L_LEVELS)] / 3.0)
-            out[base + LB_ATTACK_VALUE] = _unit(state[last(s, L_ATTACK)] / 16.0)
-            out[base + LB_DEFENCE_VALUE] = _unit(state[last(s, L_DEFENCE)] / 16.0)
-            out[base + LB_INJURIES] = _unit(state[last(s, L_INJURIES)] / 16.0)
+            put(out, base + LB_LEVELS, _within(state[last(s, L_LEVELS)], 3), 3)
+            put(out, base + LB_ATTACK_VALUE, _within(state[last(s, L_ATTACK)], 16), 16)
+            put(out, base + LB_DEFENCE_VALUE, _within(state[last(s, L_DEFENCE)], 16), 16)
+            put(out, base + LB_INJURIES, _within(state[last(s, L_INJURIES)], 16), 16)
             out[base + LB_EDGE] = state[last(s, L_EDGE)]
             out[base + LB_FORCED] = state[last(s, L_FORCED)]
             if state[last(s, L_CARD)] >= 0:

@@ -115,6 +115,18 @@ class KeysToTheTardis(Game):
         # a shuffle step of the door tiles or of the deck
         self.max_chance_outcomes = max(NUM_TILES - 1, int(self.tables[rules.T_CARD_COUNT : rules.T_CARD_COUNT + NUM_CARD_TYPES].sum()))
 
+    def _observation_denominators(self) -> np.ndarray:
+        """Hands count cards out of 4, the deck out of every card, each discard pile out of its
+        card type's count, Pandorica turns out of ``pandorica_turns``; the rest are 0/1."""
+        denominators = np.ones(OBS_SIZE, dtype=np.int64)
+        card_counts = self.tables[rules.T_CARD_COUNT : rules.T_CARD_COUNT + NUM_CARD_TYPES]
+        denominators[rules.S_HAND : rules.S_HAND + NUM_CARD_TYPES] = 4
+        denominators[rules.S_OPPONENT_HAND : rules.S_OPPONENT_HAND + 3] = 4
+        denominators[rules.S_DECK] = card_counts.sum()
+        denominators[rules.S_DISCARD : rules.S_DISCARD + NUM_CARD_TYPES] = card_counts
+        denominators[rules.S_PANDORICA : rules.S_PANDORICA + 4] = self.tables[rules.T_PANDORICA_TURNS]
+        return denominators
+
     # --- helpers ---------------------------------------------------------------
     def hand(self, state: np.ndarray, seat: int) -> dict[str, int]:
         base = HAND + NUM_CARD_TYPES * seat

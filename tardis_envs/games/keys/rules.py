@@ -69,6 +69,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit
+from ...core.observation import put
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_shuffle
 from ...core.state import CURRENT_PLAYER, HEADER_SIZE, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
@@ -761,7 +762,7 @@ def observe(state, tables, player, out):
         out[P_OWN_PAWN * NUM_TILES + abs_to_rel(side, state[PAWN + player])] = 1.0
     else:
         out[S_OFF_GRID] = 1.0
-    out[S_PANDORICA] = state[PANDORICA + player] / tables[T_PANDORICA_TURNS]
+    put(out, S_PANDORICA, state[PANDORICA + player], tables[T_PANDORICA_TURNS])
     for j in range(3):
         other = target_seat(tables, player, j)
         if other < 0:
@@ -771,15 +772,15 @@ def observe(state, tables, player, out):
             out[(P_OPPONENT_PAWN + j) * NUM_TILES + abs_to_rel(side, state[PAWN + other])] = 1.0
         else:
             out[S_OFF_GRID + 1 + j] = 1.0
-        out[S_PANDORICA + 1 + j] = state[PANDORICA + other] / tables[T_PANDORICA_TURNS]
+        put(out, S_PANDORICA + 1 + j, state[PANDORICA + other], tables[T_PANDORICA_TURNS])
         size = 0
         for c in range(NUM_CARD_TYPES):
             size += state[HAND + NUM_CARD_TYPES * other + c]
-        out[S_OPPONENT_HAND + j] = size / 4.0
+        put(out, S_OPPONENT_HAND + j, size, 4)
     for c in range(NUM_CARD_TYPES):
-        out[S_HAND + c] = state[HAND + NUM_CARD_TYPES * player + c] / 4.0
-        out[S_DISCARD + c] = state[DISCARD + c] / tables[T_CARD_COUNT + c]
-    out[S_DECK] = state[DECK_SIZE] / total_cards
+        put(out, S_HAND + c, state[HAND + NUM_CARD_TYPES * player + c], 4)
+        put(out, S_DISCARD + c, state[DISCARD + c], tables[T_CARD_COUNT + c])
+    put(out, S_DECK, state[DECK_SIZE], total_cards)
     mine = state[STATUS] == RUNNING and state[CURRENT_PLAYER] == player
     if mine:
         out[S_MY_TURN] = 1.0

@@ -28,6 +28,8 @@ from .rules import (
     MONSTERS,
     NUM_ACTIONS,
     NUM_PIECES,
+    OBS_ARROW_SHIFT,
+    OBS_TELEPORT_SHIFT,
     NUM_PLANES,
     PENDING_PROGRESS,
     PHASE,
@@ -115,6 +117,12 @@ class TardisRun(Game):
         self.state_size = STATE_SIZE
         self.max_game_length = 2 * self.options["max_turns"]  # each turn: a roll and maybe an extra move
         self.max_chance_outcomes = 2  # each paddle is a coin
+
+    def _observation_denominators(self) -> np.ndarray:
+        # the shortcut and teleport shifts are squares / track length; every other plane is one-hot
+        denominators = np.ones(self.observation_shape, dtype=np.int64)
+        denominators[[OBS_ARROW_SHIFT, OBS_TELEPORT_SHIFT]] = self.track_length
+        return denominators.ravel()
 
     # --- state checks ---------------------------------------------------------------
     def progress(self, state: np.ndarray, seat: int) -> list[int]:

@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit
+from ...core.observation import put
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_bit
 from ...core.state import (
@@ -426,11 +427,11 @@ def observe(state, tables, player, out):
         arrow = tables[T_SHORTCUT + square]
         if arrow != 0:
             out[OBS_ARROW * width + col] = 1.0
-            out[OBS_ARROW_SHIFT * width + col] = (square_of(player, arrow, track_length) - col) / track_length
+            put(out, OBS_ARROW_SHIFT * width + col, square_of(player, arrow, track_length) - col, track_length)
         partner = tables[T_TELEPORT + square]
         if partner != 0:
             out[OBS_TELEPORT * width + col] = 1.0
-            out[OBS_TELEPORT_SHIFT * width + col] = (square_of(player, partner, track_length) - col) / track_length
+            put(out, OBS_TELEPORT_SHIFT * width + col, square_of(player, partner, track_length) - col, track_length)
     owner = state[BLACK_PADDLE_OWNER]
     pending = state[PHASE] == PHASE_EXTRA_MOVE and state[CURRENT_PLAYER] == player
     for col in range(width):
