@@ -39,6 +39,16 @@ from .core.floor import floor_step, make_floor
 from .core.sampling import sample_legal
 from .core.state import CURRENT_PLAYER, STATUS
 
+# steps/s the batched API should reach at 8,192 games x 2 threads with compact observations
+# (issue 17); format_results says met or missed, and --profile says where the time goes
+TARGETS = {
+    "tardis_run_v0": 20e6,
+    "keys_to_the_tardis_v0": 3e6,
+    "gallifrey_duel_v1": 10e6,
+    "timelord_chess_v1": 1e6,
+    "time_of_the_daleks_v0": 0.5e6,
+}
+
 PEERS = {
     # PettingZoo classic envs users would otherwise pick (need the `bench` extra).
     "connect_four_v3": "pettingzoo.classic.connect_four_v3",
@@ -404,6 +414,7 @@ def run_suite(
             for n in sizes:
                 row["batched"][f"{n}x{t}"] = batched(env_id, n, t, seconds, repeats)
         n, t = max(sizes), max(threads)
+        row["batched_compact"] = {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, obs_dtype="compact")}
         row["batched_no_obs"] = {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, observations=False)}
         row["mean_game_length"] = mean_game_length(env_id)
         if compile:
@@ -474,13 +485,23 @@ def format_results(results: dict) -> str:
         if chess:
             ratio += f", {aec / chess:.1f}x chess_v6"
         lines.append(f"  AEC agent-steps/s       {_fmt(row['aec'])}{ratio}")
-        lines.append(f"  kernel, one game        {_fmt(row['kernel'])}")
+        cpp_chess = peers.get("openspiel_chess", {}).get("cpp", {}).get("median")
+        versus = f"  = {row['kernel']['median'] / cpp_chess:.1f}x OpenSpiel C++ chess" if cpp_chess else ""
+        lines.append(f"  kernel, one game        {_fmt(row['kernel'])}{versus}")
         for key, stats in row["batched"].items():
             n, t = key.split("x")
             extra = []
             if floor2 and t == max(results["floor"], key=int):
                 extra.append(f"{100 * stats['median'] / floor2:.1f}% of floor")
             lines.append(f"  batched {n:>5} games x{t} {_fmt(stats)}" + (f"  ({', '.join(extra)})" if extra else ""))
+        for key, stats in row.get("batched_compact", {}).items():
+            n, t = key.split("x")
+            share = f"{100 * stats['median'] / floor2:.1f}% of floor" if floor2 else ""
+            target = TARGETS.get(env_id)
+            if target and key == "8192x2":
+                verdict = "met" if stats["median"] >= target else "missed"
+                share += f"; target {target:,.0f}: {verdict}"
+            lines.append(f"  batched {n:>5} games x{t}, compact observations {_fmt(stats)}" + (f"  ({share})" if share else ""))
         for key, stats in row.get("batched_no_obs", {}).items():
             n, t = key.split("x")
             share = f"  ({100 * stats['median'] / floor2:.1f}% of floor)" if floor2 else ""
@@ -571,11 +592,11 @@ def _time_phase(kernel_kind, init, step, legal_mask, observe, states, tables, ac
             observe(s, tables, s[CURRENT_PLAYER], obs[i])
 
 
-def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: int = 200, **options) -> dict:
+def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: int = 200, obs_dtype: str = "float32", **options) -> dict:
     """Where a batched step's time goes, in nanoseconds per game step: the
-    step kernel (with resets), the legal mask, the observation, the random
-    action draw, and the rest (Python, numpy, the legality check)."""
-    vec = vector.make(env_id, num_envs, seed=0, num_threads=threads, **options)
+    step kernel (with resets), the legal mask, the observation (in ``obs_dtype``),
+    the random action draw, and the rest (Python, numpy, the legality check)."""
+    vec = vector.make(env_id, num_envs, seed=0, num_threads=threads, obs_dtype=obs_dtype, **options)
     _, masks, _ = vec.reset()
     k = vec.game.kernels
     actions = np.zeros(num_envs, dtype=np.int64)

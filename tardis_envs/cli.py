@@ -457,10 +457,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print()
         print("where a batched step's time goes (8192 games, 2 threads), ns per game step:")
         for env_id in ids:
-            prof = profile_batched(env_id)
-            results["games"][env_id]["profile_ns"] = prof
-            parts = ", ".join(f"{k} {prof[k]:.0f}" for k in ("step", "legal_mask", "observe", "sample_actions", "other"))
-            print(f"  {env_id}: total {prof['total']:.0f} ({prof['steps_per_second']:,.0f} steps/s) = {parts}")
+            for obs_dtype, key in (("float32", "profile_ns"), ("compact", "profile_compact_ns")):
+                prof = profile_batched(env_id, obs_dtype=obs_dtype)
+                results["games"][env_id][key] = prof
+                parts = ", ".join(f"{k} {prof[k]:.0f}" for k in ("step", "legal_mask", "observe", "sample_actions", "other"))
+                print(f"  {env_id} ({obs_dtype}): total {prof['total']:.0f} ({prof['steps_per_second']:,.0f} steps/s) = {parts}")
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=2))
     if old is not None:
