@@ -9,6 +9,13 @@ call), the baseline on SB3's ``DummyVecEnv`` of ``AECSingleAgentEnv`` (one
 PettingZoo AEC env per game, stepped in Python). Reported: learner steps per
 second of the whole ``learn()`` call (updates included) and of collection alone
 (rollout steps with the policy's forward pass), and their ratio.
+
+``--obs-dtype`` picks the observation dtype of our batched games (``compact``,
+the default of ``tardis-envs train``, or ``float32``); ``--profile`` runs our
+``learn()`` once more under cProfile and reports the share of its time spent in
+the environment (``SelfPlayVecEnv.step_wait`` and ``reset``: game steps,
+opponents' moves, the float32 conversion) against the policy's forward passes
+and the PPO update.
 """
 
 from __future__ import annotations
@@ -51,28 +58,62 @@ def measure(venv, timesteps: int, num_envs: int) -> dict:
     return {"learn_steps_per_second": timesteps / total, "env_steps_per_second": steps / collect}
 
 
+def env_share(venv, timesteps: int, num_envs: int) -> dict:
+    """cProfile of one ``learn()`` on ``venv``: seconds in the environment's
+    ``step_wait``/``reset`` and in the whole call."""
+    import cProfile
+    import pstats
+
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=64, batch_size=1024, n_epochs=4, policy_kwargs={"net_arch": [256, 256]}, seed=0, device="cpu", verbose=0
+    )
+    model.learn(total_timesteps=num_envs * 64)  # warm-up
+    profiler = cProfile.Profile()
+    profiler.enable()
+    model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    env = sum(row[3] for (path, _, name), row in stats.items() if path.endswith("selfplay.py") and name in ("step_wait", "reset"))
+    total = max(row[3] for row in stats.values())
+    return {"env_seconds": env, "learn_seconds": total, "env_share": env / total}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("env_ids", nargs="*")
     parser.add_argument("--timesteps", type=int, default=32768)
     parser.add_argument("--num-envs", type=int, default=64)
+    parser.add_argument("--obs-dtype", default="compact", choices=("compact", "float32"))
+    parser.add_argument("--profile", action="store_true", help="also report the environment's share of learn() (cProfile)")
+    parser.add_argument("--no-aec", action="store_true", help="measure our batched env only")
     parser.add_argument("--json")
     args = parser.parse_args()
     results = {}
     for env_id in args.env_ids or tardis_envs.ENV_IDS:
         game = tardis_envs.env_module(env_id).Game()
-        ours = SelfPlayVecEnv(env_id, args.num_envs, OpponentPool(game, {"random": 1.0}), seed=0)
-        base = DummyVecEnv([lambda: AECSingleAgentEnv(env_id, lambda g: RandomAgent(g, seed=1)) for _ in range(args.num_envs)])
-        row = {"ours": measure(ours, args.timesteps, args.num_envs), "aec_dummyvecenv": measure(base, args.timesteps, args.num_envs)}
-        for key in ("learn_steps_per_second", "env_steps_per_second"):
-            row[f"ratio_{key}"] = row["ours"][key] / row["aec_dummyvecenv"][key]
+
+        def ours():
+            return SelfPlayVecEnv(env_id, args.num_envs, OpponentPool(game, {"random": 1.0}), seed=0, obs_dtype=args.obs_dtype)
+
+        row: dict = {"obs_dtype": args.obs_dtype, "ours": measure(ours(), args.timesteps, args.num_envs)}
+        line = f"{env_id} ({args.obs_dtype}): learn() {row['ours']['learn_steps_per_second']:,.0f} learner steps/s"
+        if not args.no_aec:
+            base = DummyVecEnv([lambda: AECSingleAgentEnv(env_id, lambda g: RandomAgent(g, seed=1)) for _ in range(args.num_envs)])
+            row["aec_dummyvecenv"] = measure(base, args.timesteps, args.num_envs)
+            for key in ("learn_steps_per_second", "env_steps_per_second"):
+                row[f"ratio_{key}"] = row["ours"][key] / row["aec_dummyvecenv"][key]
+            line += (
+                f" vs {row['aec_dummyvecenv']['learn_steps_per_second']:,.0f} ({row['ratio_learn_steps_per_second']:.1f}x); env only "
+                f"{row['ours']['env_steps_per_second']:,.0f} vs {row['aec_dummyvecenv']['env_steps_per_second']:,.0f} "
+                f"({row['ratio_env_steps_per_second']:.1f}x)"
+            )
+        else:
+            line += f"; env only {row['ours']['env_steps_per_second']:,.0f}"
+        if args.profile:
+            row["profile"] = env_share(ours(), args.timesteps, args.num_envs)
+            line += f"; environment {100 * row['profile']['env_share']:.1f}% of learn() ({row['profile']['env_seconds']:.2f} of {row['profile']['learn_seconds']:.2f} s)"
         results[env_id] = row
-        print(
-            f"{env_id}: learn() {row['ours']['learn_steps_per_second']:,.0f} vs {row['aec_dummyvecenv']['learn_steps_per_second']:,.0f} "
-            f"learner steps/s ({row['ratio_learn_steps_per_second']:.1f}x); env only {row['ours']['env_steps_per_second']:,.0f} vs "
-            f"{row['aec_dummyvecenv']['env_steps_per_second']:,.0f} ({row['ratio_env_steps_per_second']:.1f}x)",
-            flush=True,
-        )
+        print(line, flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 import tardis_envs
 from tardis_envs import vector
-from tardis_envs.core.state import RNG_COUNTER
+from tardis_envs.core.state import RNG_COUNTER, RUNNING, STATUS
 
 from .helpers import random_legal
 
@@ -282,6 +282,32 @@ def test_vector_matches_single_env(env_id):
             assert bool(term[i] or trunc[i]) == done
             finished[i] |= done
     assert finished.any(), "at least one game ended (auto-reset exercised)"
+
+
+def test_step_and_mask_equals_step_then_legal_mask(env_id):
+    """The batched API's fused kernel leaves the same state and the same mask as
+    ``step`` followed by ``legal_mask``, over random playouts (game ends included)."""
+    vec = vector.make(env_id, 32, seed=3)
+    _, masks, _ = vec.reset()
+    k, tables = vec.game.kernels, vec.game.tables
+    rng = np.random.default_rng(3)
+    fused_mask = np.empty(vec.num_actions, dtype=np.int8)
+    plain_mask = np.empty(vec.num_actions, dtype=np.int8)
+    checked = ended = 0
+    for _ in range(150):
+        actions = np.array([random_legal(rng, m) for m in masks])
+        for i in range(vec.num_envs):
+            fused, plain = vec.states[i].copy(), vec.states[i].copy()
+            fused_mask[:] = 7  # stale bytes must not survive
+            k.step_and_mask(fused, tables, actions[i], fused_mask)
+            k.step(plain, tables, actions[i])
+            k.legal_mask(plain, tables, plain_mask)
+            assert np.array_equal(fused, plain), f"state after action {actions[i]} in game {i}"
+            assert np.array_equal(fused_mask, plain_mask), f"mask after action {actions[i]} in game {i}"
+            checked += 1
+            ended += plain[STATUS] != RUNNING
+        _, masks, _, _, _, _ = vec.step(actions)
+    assert checked == 150 * 32 and ended > 0
 
 
 def test_vector_rejects_illegal_actions(env_id):

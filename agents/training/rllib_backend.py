@@ -263,7 +263,9 @@ def ppo_config(
     mapping = policy_mapping_fn or (lambda agent_id, episode, **kwargs: MAIN)
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config={"env_id": env_id, "options": dict(options or {}), "obs_dtype": obs_dtype}, disable_env_checking=True)
+        .environment(
+            ENV_NAME, env_config={"env_id": env_id, "options": dict(options or {}), "obs_dtype": obs_dtype}, disable_env_checking=True
+        )
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
         .learners(num_learners=num_learners)
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN])

@@ -63,7 +63,7 @@ def observation_space_of(game: Game, obs_dtype) -> tuple[np.dtype, spaces.Dict]:
     low, high = game.observation_space_bounds(dtype)
     space = spaces.Dict(
         {
-            "observation": spaces.Box(low=low, high=high, shape=game.observation_shape, dtype=dtype),
+            "observation": spaces.Box(low=low, high=high, shape=game.observation_shape, dtype=dtype.type),
             "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
         }
     )

@@ -34,13 +34,16 @@ def reset_one(init, legal_mask, observe, state, tables, key, obs, mask, observe_
 
 
 @njit_shared_body
-def step_one(step, legal_mask, observe, state, tables, action, obs, mask, rewards, done, observe_seats):
+def step_one(step_and_mask, observe, state, tables, action, obs, mask, rewards, done, observe_seats):
     """Play ``action``; returns True when the game ended (then the caller resets).
 
     ``rewards[p]`` receives each seat's reward of this step; ``done[0]`` is
-    terminated and ``done[1]`` truncated.
+    terminated and ``done[1]`` truncated. The game's ``step_and_mask`` writes
+    the next legal mask along with the step (a game whose step already works
+    the mask out, to find whether a real decision follows, hands it over
+    instead of computing it twice).
     """
-    step(state, tables, action)
+    step_and_mask(state, tables, action, mask)
     for p in range(rewards.shape[0]):
         rewards[p] = state[REWARDS + p]
     status = state[STATUS]
@@ -48,7 +51,6 @@ def step_one(step, legal_mask, observe, state, tables, action, obs, mask, reward
     done[1] = status == TRUNCATED
     if status != RUNNING:
         return True
-    legal_mask(state, tables, mask)
     if observe_seats[state[CURRENT_PLAYER]]:
         observe(state, tables, state[CURRENT_PLAYER], obs)
     return False

@@ -23,6 +23,11 @@ work for all of them):
 ``legal_mask(state, tables, out)``
     ``out`` is ``int8[num_actions]``: 1 for each legal action of the player to
     move, all zero once the game is over.
+``step_and_mask(state, tables, action, mask)``
+    ``step`` followed by ``legal_mask`` into ``mask`` (the batched API's path):
+    a game whose step works out the next mask anyway (Time of the Daleks'
+    automatic stages) writes it once; others call the two kernels. Tests check
+    it against the two kernels on random playouts.
 ``observe(state, tables, player, out)``
     ``out`` is the flat observation of ``player``, showing only what that seat
     may know: ``float32`` fractions, or their integer numerators when ``out``
@@ -99,6 +104,7 @@ class Kernels:
     batch_step: Callable
     search: Callable
     resample_hidden: Callable
+    step_and_mask: Callable
 
 
 class Game:

@@ -291,6 +291,13 @@ def legal_mask(state, tables, out):
 
 
 @njit
+def step_and_mask(state, tables, action, mask):
+    """``step``, then ``legal_mask`` into ``mask`` (the batched API's kernel)."""
+    step(state, tables, action)
+    legal_mask(state, tables, mask)
+
+
+@njit
 def legal_chess_moves(state, out):
     """Legal chess moves of the side to move as move words; returns the count."""
     moves = np.empty(MAX_MOVES, dtype=np.int64)

@@ -149,7 +149,15 @@ class TimeOfTheDaleks(Game):
 
     spec = SPEC
     kernels = Kernels(
-        rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search, hidden.resample_hidden
+        rules.init,
+        rules.step,
+        rules.legal_mask,
+        rules.observe,
+        batch.batch_reset,
+        batch.batch_step,
+        batch.search,
+        hidden.resample_hidden,
+        rules.step_and_mask,
     )
     game_over = (L.STAGE, L.S_OVER)
 

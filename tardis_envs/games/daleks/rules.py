@@ -390,10 +390,7 @@ def init(state, tables):
 
 @njit
 def step(state, tables, action):
-    clear_rewards(state)
-    apply(state, tables, action)
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    advance(state, tables, scratch)
+    step_and_mask(state, tables, action, np.zeros(NUM_ACTIONS, dtype=np.int8))
 
 
 @njit
@@ -402,3 +399,17 @@ def legal_mask(state, tables, out):
     if state[STATUS] != RUNNING:
         return
     decision_mask(state, tables, out)
+
+
+@njit
+def step_and_mask(state, tables, action, mask):
+    """``step`` with the legal mask of the position it reaches left in ``mask``:
+    ``advance`` works the decision mask out to see whether a real decision follows
+    (it stops at the first position with two or more choices, whose mask is then in
+    ``mask``: the mask reads no ``CURRENT_PLAYER``, which advance sets after it), so
+    the batched API does not compute it a second time."""
+    clear_rewards(state)
+    apply(state, tables, action)
+    advance(state, tables, mask)
+    if state[STATUS] != RUNNING:
+        mask[:] = 0

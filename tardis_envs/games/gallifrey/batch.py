@@ -19,9 +19,11 @@ def batch_reset(states, tables, keys, obs, masks, observe_seats):
 def batch_step(states, tables, actions, obs, masks, rewards, done, observe_seats):
     for i in prange(states.shape[0]):
         if step_one(
-            rules.step, rules.legal_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], observe_seats[i]
+            rules.step_and_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], observe_seats[i]
         ):
-            reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], observe_seats[i])
+            reset_one(
+                rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], observe_seats[i]
+            )
 
 
 @njit

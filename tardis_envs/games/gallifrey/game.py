@@ -171,7 +171,15 @@ class GallifreyDuel(Game):
 
     spec = SPEC
     kernels = Kernels(
-        rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search, hidden.resample_hidden
+        rules.init,
+        rules.step,
+        rules.legal_mask,
+        rules.observe,
+        batch.batch_reset,
+        batch.batch_step,
+        batch.search,
+        hidden.resample_hidden,
+        rules.step_and_mask,
     )
     game_over = (PHASE, PHASE_OVER)
 

@@ -271,6 +271,13 @@ def legal_mask(state, tables, out):
                             out[make_action(attack, defence, condition, card, edge)] = 1
 
 
+@njit
+def step_and_mask(state, tables, action, mask):
+    """``step``, then ``legal_mask`` into ``mask`` (the batched API's kernel)."""
+    step(state, tables, action)
+    legal_mask(state, tables, mask)
+
+
 # --- resolution ----------------------------------------------------------------------
 @njit
 def _draw(state):

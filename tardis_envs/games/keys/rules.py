@@ -187,45 +187,48 @@ OBS_SIZE = S_MY_TURN + 1
 
 
 # --- geometry ---------------------------------------------------------------
+def _frame_tables():
+    """The four frames as lookup tables (the kernels read them per tile, so a table
+    beats the arithmetic and its branch on the side): ``REL_TO_ABS[side, t]``,
+    ``ABS_TO_REL[side, t]`` and ``ABS_DIRECTION[side, d] = (d_row, d_col)``.
+
+    Frame tile (r, c) is board tile (r, c) for the south, (6 - c, r) for the west,
+    (6 - r, 6 - c) for the north and (c, 6 - r) for the east; a frame direction
+    (dr, dc) turns with the frame: (-dc, dr) west, (-dr, -dc) north, (dc, -dr) east.
+    """
+    rel_to_abs = np.zeros((4, NUM_TILES), dtype=np.int64)
+    abs_to_rel = np.zeros((4, NUM_TILES), dtype=np.int64)
+    direction = np.zeros((4, 8, 2), dtype=np.int64)
+    for side in range(4):
+        for tile in range(NUM_TILES):
+            r, c = divmod(tile, GRID)
+            row, col = ((r, c), (GRID - 1 - c, r), (GRID - 1 - r, GRID - 1 - c), (c, GRID - 1 - r))[side]
+            rel_to_abs[side, tile] = row * GRID + col
+            abs_to_rel[side, row * GRID + col] = tile
+        for d in range(8):
+            dr, dc = DIRECTIONS[d]
+            direction[side, d] = ((dr, dc), (-dc, dr), (-dr, -dc), (dc, -dr))[side]
+    return rel_to_abs, abs_to_rel, direction
+
+
+REL_TO_ABS, ABS_TO_REL, ABS_DIRECTION = _frame_tables()
+
+
 @njit
 def rel_to_abs(side, tile):
     """Absolute tile of ``tile`` given in the frame of board side ``side``."""
-    r = tile // GRID
-    c = tile % GRID
-    if side == 0:
-        return tile
-    if side == 1:
-        return (GRID - 1 - c) * GRID + r
-    if side == 2:
-        return (GRID - 1 - r) * GRID + (GRID - 1 - c)
-    return c * GRID + (GRID - 1 - r)
+    return REL_TO_ABS[side, tile]
 
 
 @njit
 def abs_to_rel(side, tile):
-    row = tile // GRID
-    col = tile % GRID
-    if side == 0:
-        return tile
-    if side == 1:
-        return col * GRID + (GRID - 1 - row)
-    if side == 2:
-        return (GRID - 1 - row) * GRID + (GRID - 1 - col)
-    return (GRID - 1 - col) * GRID + row
+    return ABS_TO_REL[side, tile]
 
 
 @njit
 def abs_direction(side, d):
     """(d_row, d_col) on the board of frame direction ``d`` of side ``side``."""
-    dr = DIRECTIONS[d, 0]
-    dc = DIRECTIONS[d, 1]
-    if side == 0:
-        return dr, dc
-    if side == 1:
-        return -dc, dr
-    if side == 2:
-        return -dr, -dc
-    return dc, -dr
+    return ABS_DIRECTION[side, d, 0], ABS_DIRECTION[side, d, 1]
 
 
 @njit
@@ -391,12 +394,9 @@ def end_turn(state, tables):
 
 @njit
 def any_move(state, tables):
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    move_mask(state, tables, mask)
-    for a in range(A_MOVE, A_STAY):
-        if mask[a]:
-            return True
-    return False
+    """Whether the mover has a pawn move other than staying put (no mask written:
+    ``state[:0]`` is a view of nothing, never written with ``stop_at_first``)."""
+    return pawn_moves(state, tables, state[:0], True)
 
 
 @njit
@@ -675,24 +675,42 @@ def play_mask(state, tables, out):
 
 
 @njit
-def move_mask(state, tables, out):
+def pawn_moves(state, tables, out, stop_at_first):
+    """Marks in ``out`` the mover's pawn moves other than staying put (enter, step,
+    leave); returns whether there is one. With ``stop_at_first`` it writes nothing
+    and returns at the first."""
     seat = state[CURRENT_PLAYER]
-    out[A_STAY] = 1
     if state[PANDORICA + seat] > 0:
-        return
+        return False
     side = seat_side(tables, seat)
     pawn = state[PAWN + seat]
+    found = False
     if pawn < 0:
         for c in range(GRID):
             if standable(state, tables, rel_to_abs(side, c)):
+                if stop_at_first:
+                    return True
                 out[A_ENTER + c] = 1
-        return
+                found = True
+        return found
     for d in range(8):
         dr, dc = abs_direction(side, d)
         if step_target(state, tables, pawn, dr, dc) >= 0:
+            if stop_at_first:
+                return True
             out[A_MOVE + d] = 1
+            found = True
     if pawn != CENTRE and abs_to_rel(side, pawn) // GRID == 0:
-        out[A_LEAVE] = 1
+        if not stop_at_first:
+            out[A_LEAVE] = 1
+        found = True
+    return found
+
+
+@njit
+def move_mask(state, tables, out):
+    out[A_STAY] = 1
+    pawn_moves(state, tables, out, False)
 
 
 @njit
@@ -713,6 +731,13 @@ def legal_mask(state, tables, out):
             if a != state[PAWN + seat] and can_toggle(state, tables, a):
                 out[A_BONUS + t] = 1
         out[A_BONUS_DECLINE] = 1
+
+
+@njit
+def step_and_mask(state, tables, action, mask):
+    """``step``, then ``legal_mask`` into ``mask`` (the batched API's kernel)."""
+    step(state, tables, action)
+    legal_mask(state, tables, mask)
 
 
 @njit

@@ -28,9 +28,9 @@ from .rules import (
     MONSTERS,
     NUM_ACTIONS,
     NUM_PIECES,
+    NUM_PLANES,
     OBS_ARROW_SHIFT,
     OBS_TELEPORT_SHIFT,
-    NUM_PLANES,
     PENDING_PROGRESS,
     PHASE,
     PHASE_CHOOSE,
@@ -100,7 +100,15 @@ class TardisRun(Game):
 
     spec = SPEC
     kernels = Kernels(
-        rules.init, rules.step, rules.legal_mask, rules.observe, batch.batch_reset, batch.batch_step, batch.search, hidden.resample_hidden
+        rules.init,
+        rules.step,
+        rules.legal_mask,
+        rules.observe,
+        batch.batch_reset,
+        batch.batch_step,
+        batch.search,
+        hidden.resample_hidden,
+        rules.step_and_mask,
     )
     game_over = (PHASE, PHASE_OVER)
 

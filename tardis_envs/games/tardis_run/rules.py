@@ -406,6 +406,13 @@ def legal_mask(state, tables, out):
 
 
 @njit
+def step_and_mask(state, tables, action, mask):
+    """``step``, then ``legal_mask`` into ``mask`` (the batched API's kernel)."""
+    step(state, tables, action)
+    legal_mask(state, tables, mask)
+
+
+@njit
 def observe(state, tables, player, out):
     """Planes of ``L + 2`` columns, column = progress from ``player``'s home.
 
