@@ -1,5 +1,6 @@
 """Scripted positions for every Dr. Who / TARDIS ruling of the timelord_chess_v1 docstring."""
 
+import numpy as np
 import pytest
 
 from tardis_envs.core.state import RUNNING, STATUS, TERMINATED
@@ -430,8 +431,10 @@ def test_stalemate_and_mate_count_every_kind_of_action():
     # with Dr. Who cooling down nothing is left: stalemate, decided at the start of the turn
     state[layout.COOLDOWN_UNTIL] = 10
     assert legal(G, state) == set()
-    rules._check_result(state, G.tables)
+    mask = np.ones(G.num_actions, dtype=np.int8)  # the batch's path writes the mask: none left
+    assert rules._check_result(state, G.tables, mask)
     assert state[STATUS] == TERMINATED and state[layout.REASON] == layout.REASON_STALEMATE
+    assert not mask.any()
 
 
 def test_notation_san_and_fen_of_variant_actions():

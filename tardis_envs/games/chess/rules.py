@@ -291,13 +291,6 @@ def legal_mask(state, tables, out):
 
 
 @njit
-def step_and_mask(state, tables, action, mask):
-    """``step``, then ``legal_mask`` into ``mask`` (the batched API's kernel)."""
-    step(state, tables, action)
-    legal_mask(state, tables, mask)
-
-
-@njit
 def legal_chess_moves(state, out):
     """Legal chess moves of the side to move as move words; returns the count."""
     moves = np.empty(MAX_MOVES, dtype=np.int64)
@@ -368,7 +361,7 @@ def init(state, tables):
     push_history(state)
     state[REP_COUNT] = 1
     state[REP_RING] = position_hash(state)
-    _check_result(state, tables)
+    _check_result(state, tables, np.empty(0, dtype=np.int8))
 
 
 @njit
@@ -381,11 +374,19 @@ def _finish(state, winner, reason, status):
 
 
 @njit
-def _check_result(state, tables):
-    """Decide the game at the start of a turn: mate, stalemate, draws, max plies."""
+def _check_result(state, tables, mask):
+    """Decide the game at the start of a turn: mate, stalemate, draws, max plies.
+
+    Mate and stalemate need to know whether the mover has a legal action: with an
+    empty ``mask`` it stops at the first one found; with a full-size ``mask``
+    (``step_and_mask``) it writes the mover's whole legal mask there, all zero if
+    the game ends, so that the batch does not generate the moves a second time.
+    Returns whether ``mask`` was written."""
     mover = state[CURRENT_PLAYER]
-    dummy = np.empty(0, dtype=np.int8)
-    if _legal_actions(state, tables, dummy, False, True) == 0:
+    write = mask.shape[0] > 0
+    if write:
+        mask[:] = 0
+    if _legal_actions(state, tables, mask, write, not write) == 0:
         if in_check(state, mover):
             _finish(state, 1 - mover, REASON_CHECKMATE, TERMINATED)
         else:
@@ -398,10 +399,14 @@ def _check_result(state, tables):
         _finish(state, -1, REASON_THREEFOLD, TERMINATED)
     elif state[PLY] >= tables[T_MAX_PLIES]:
         _finish(state, -1, REASON_MAX_PLIES, TRUNCATED)
+    if write and state[STATUS] != RUNNING:
+        mask[:] = 0
+    return write
 
 
 @njit
-def _end_turn(state, tables, keep_clocks):
+def _end_turn(state, tables, keep_clocks, mask):
+    """Hand the turn over and decide the game (:func:`_check_result`, whose return it passes on)."""
     mover = state[CURRENT_PLAYER]
     if not keep_clocks:
         if state[ZEROING] == 1:
@@ -424,22 +429,22 @@ def _end_turn(state, tables, keep_clocks):
     state[REP_RING + state[REP_COUNT] % REP_RING_SIZE] = position_hash(state)
     state[REP_COUNT] += 1
     state[ZEROING] = 0
-    _check_result(state, tables)
+    return _check_result(state, tables, mask)
 
 
 @njit
-def _after_chess_move(state, tables):
+def _after_chess_move(state, tables, mask):
     """Offer the optional follow-up (TARDIS move / time travel) or end the turn."""
     scratch = np.empty(state.shape[0], dtype=np.int64)
     dummy = np.empty(0, dtype=np.int8)
     if tables[T_DOCTOR] == 1 and _follow_up_actions(state, dummy, False, scratch) > 0:
         state[PHASE] = PHASE_FOLLOW_UP
-    else:
-        _end_turn(state, tables, False)
+        return False
+    return _end_turn(state, tables, False, mask)
 
 
 @njit
-def _tardis_action(state, tables, action):
+def _tardis_action(state, tables, action, mask):
     """A TARDIS move or a time travel (a whole turn, or the follow-up of one)."""
     mover = state[CURRENT_PLAYER]
     follow_up = state[PHASE] == PHASE_FOLLOW_UP
@@ -480,7 +485,7 @@ def _tardis_action(state, tables, action):
         if kind != KIND_BACKWARD:
             state[EP_SQUARE] = -1  # a whole turn without a pawn advance
             state[EP_SQUARE_FAR] = -1
-    _end_turn(state, tables, keep_clocks)
+    return _end_turn(state, tables, keep_clocks, mask)
 
 
 @njit
@@ -493,6 +498,22 @@ def _begin_turn_record(state):
 
 @njit
 def step(state, tables, action):
+    _play(state, tables, action, np.empty(0, dtype=np.int8))
+
+
+@njit
+def step_and_mask(state, tables, action, mask):
+    """``step``, then ``legal_mask`` into ``mask`` (the batched API's kernel): a step that
+    ends the turn has generated the next mover's moves to look for mate and stalemate,
+    and writes the mask from them."""
+    if not _play(state, tables, action, mask):
+        legal_mask(state, tables, mask)
+
+
+@njit
+def _play(state, tables, action, mask):
+    """Play ``action``; returns whether ``mask`` (when not empty) holds the legal mask of
+    the position reached (see :func:`_check_result`)."""
     clear_rewards(state)
     mover = state[CURRENT_PLAYER]
     phase = state[PHASE]
@@ -512,14 +533,11 @@ def step(state, tables, action):
         state[EVICTED] = EMPTY
         state[EVICTED_ID] = 0
         state[LAST_EVICT_SQ] = e
-        _after_chess_move(state, tables)
-        return
+        return _after_chess_move(state, tables, mask)
     if phase == PHASE_FOLLOW_UP:
         if action == A_END_TURN:
-            _end_turn(state, tables, False)
-        else:
-            _tardis_action(state, tables, action)
-        return
+            return _end_turn(state, tables, False, mask)
+        return _tardis_action(state, tables, action, mask)
     _begin_turn_record(state)
     if action < NUM_CHESS_ACTIONS:
         # only the moves of the piece on the action's from-square can match
@@ -527,10 +545,10 @@ def step(state, tables, action):
         origin, _ = action_squares(state, action)
         block = blocker_square(state)
         if origin < 0:
-            return  # not reached for legal actions
+            return False  # not reached for legal actions
         code = state[PASSENGER] if origin == block else state[BOARD + origin]
         if code == EMPTY or code == DOCTOR or (code >> 3) != mover:
-            return  # not reached for legal actions
+            return False  # not reached for legal actions
         n = gen_piece_moves(state, mover, origin, code, moves, 0, block)
         if (code & 7) == KING:
             n = gen_castling(state, mover, moves, n, block)
@@ -548,10 +566,9 @@ def step(state, tables, action):
                 state[LAST_PROMOTION] = move_promotion(m)
                 if move_flag(m) == FLAG_KICK:
                     state[PHASE] = PHASE_EVICT
-                else:
-                    _after_chess_move(state, tables)
-                return
-        return  # not reached for legal actions
+                    return False
+                return _after_chess_move(state, tables, mask)
+        return False  # not reached for legal actions
     if action < A_TARDIS:
         d = action - A_DOCTOR
         if mover == BLACK:
@@ -566,9 +583,8 @@ def step(state, tables, action):
         state[LAST_PIECE] = DOCTOR
         state[LAST_CAPTURED] = captured
         state[LAST_PROMOTION] = EMPTY
-        _end_turn(state, tables, False)
-        return
-    _tardis_action(state, tables, action)
+        return _end_turn(state, tables, False, mask)
+    return _tardis_action(state, tables, action, mask)
 
 
 @njit
