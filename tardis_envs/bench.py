@@ -7,9 +7,12 @@ on its own: cold compile and cached import, each in a fresh process).
 * AEC: the PettingZoo loop with random legal actions (``agent_iter``, ``last``,
   mask sampling, ``step``), for our envs and for peers through the same loop.
 * kernel: one game stepped by its numba kernels in a numba loop (random legal
-  actions), no Python per step.
+  actions, ``step_and_mask`` per ply), no Python per step; Dr. Who Chess's is
+  set beside OpenSpiel's C++ chess (``KERNEL_PEERS``).
 * batched: ``tardis_envs.vector`` with random legal actions drawn by a numba
-  kernel (:mod:`tardis_envs.core.sampling`), at several batch sizes and threads.
+  kernel (:mod:`tardis_envs.core.sampling`), at several batch sizes and threads;
+  at the largest size and thread count also with compact observations (judged
+  against the game's entry in ``TARGETS``) and without observations.
 * floor: a trivial race game with the same batched shape (:mod:`.core.floor`).
 * OpenSpiel (when ``pyspiel`` is installed): the same random play through its
   Python API, and in C++ (``evaluate_bots`` with uniform random bots).
@@ -48,6 +51,9 @@ TARGETS = {
     "timelord_chess_v1": 1e6,
     "time_of_the_daleks_v0": 0.5e6,
 }
+
+# the OpenSpiel game (C++ random play) each game's one-game kernel is compared with
+KERNEL_PEERS = {"timelord_chess_v1": "openspiel_chess"}
 
 PEERS = {
     # PettingZoo classic envs users would otherwise pick (need the `bench` extra).
@@ -150,10 +156,12 @@ def batched_steps_per_second(
 
 
 @numba.njit(nogil=True)  # not cached: it takes the game's kernels as arguments
-def _single_game_loop(init, step, legal_mask, state, tables, mask, steps, key):
+def _single_game_loop(init, step_and_mask, legal_mask, state, tables, mask, steps, key):
+    """``steps`` random legal plies of one game through ``step_and_mask`` (the kernel the
+    batched API runs: the step leaves the next mask), a new game after each finished one."""
     done_games = 0
+    legal_mask(state, tables, mask)
     for k in range(steps):
-        legal_mask(state, tables, mask)
         count = 0
         for a in range(mask.shape[0]):
             count += mask[a]
@@ -161,7 +169,7 @@ def _single_game_loop(init, step, legal_mask, state, tables, mask, steps, key):
         for a in range(mask.shape[0]):
             if mask[a]:
                 if pick == 0:
-                    step(state, tables, a)
+                    step_and_mask(state, tables, a, mask)
                     break
                 pick -= 1
         if state[STATUS] != 0:
@@ -170,11 +178,12 @@ def _single_game_loop(init, step, legal_mask, state, tables, mask, steps, key):
             state[:] = 0
             state[2] = rng_key + 1
             init(state, tables)
+            legal_mask(state, tables, mask)
     return done_games
 
 
 def kernel_single(env_id: str, seconds: float, repeats: int, **options) -> dict:
-    """One game stepped by its kernels inside a numba loop (mask + step per ply)."""
+    """One game stepped by its kernels inside a numba loop (``step_and_mask`` per ply)."""
     game = env_module(env_id).Game(**options)
     k = game.kernels
     state = game.new_state(12345)
@@ -184,7 +193,7 @@ def kernel_single(env_id: str, seconds: float, repeats: int, **options) -> dict:
         steps = 0
         started = time.perf_counter()
         while True:
-            _single_game_loop(k.init, k.step, k.legal_mask, state, game.tables, mask, 20_000, 7)
+            _single_game_loop(k.init, k.step_and_mask, k.legal_mask, state, game.tables, mask, 20_000, 7)
             steps += 20_000
             elapsed = time.perf_counter() - started
             if elapsed >= limit:
@@ -485,8 +494,9 @@ def format_results(results: dict) -> str:
         if chess:
             ratio += f", {aec / chess:.1f}x chess_v6"
         lines.append(f"  AEC agent-steps/s       {_fmt(row['aec'])}{ratio}")
-        cpp_chess = peers.get("openspiel_chess", {}).get("cpp", {}).get("median")
-        versus = f"  = {row['kernel']['median'] / cpp_chess:.1f}x OpenSpiel C++ chess" if cpp_chess else ""
+        peer = KERNEL_PEERS.get(env_id)
+        cpp = peers.get(peer, {}).get("cpp", {}).get("median") if peer else None
+        versus = f"  = {row['kernel']['median'] / cpp:.1f}x {peer} C++" if cpp else ""
         lines.append(f"  kernel, one game        {_fmt(row['kernel'])}{versus}")
         for key, stats in row["batched"].items():
             n, t = key.split("x")
@@ -514,7 +524,8 @@ def format_results(results: dict) -> str:
                 f"mean random game {extra_row['mean_game_length']:.1f} decisions"
             )
             lines.append(f"    AEC agent-steps/s     {_fmt(extra_row['aec'])}{ratio}")
-            lines.append(f"    kernel, one game      {_fmt(extra_row['kernel'])}")
+            versus = f"  = {extra_row['kernel']['median'] / cpp:.1f}x {peer} C++" if cpp else ""
+            lines.append(f"    kernel, one game      {_fmt(extra_row['kernel'])}{versus}")
             for key, stats in extra_row["batched"].items():
                 n, t = key.split("x")
                 lines.append(f"    batched {n:>5} games x{t} {_fmt(stats)}")

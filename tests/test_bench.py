@@ -120,3 +120,35 @@ def test_suite_measures_chess_in_both_modes_with_perft():
     assert row["perft"]["kiwipete"]["nodes"] == 97862 and row["perft"]["start"]["nodes"] == 197281
     text = format_results(results)
     assert "classic (doctor=False)" in text and "perft, classic chess" in text
+
+
+def _stats(median):
+    return {"median": median, "min": median, "max": median, "repeats": 1}
+
+
+def test_format_results_judges_targets_and_compares_the_chess_kernel_with_openspiel():
+    from tardis_envs.bench import TARGETS, format_results
+
+    def game(compact):
+        return {
+            "aec": _stats(1.0),
+            "kernel": _stats(460_000.0),
+            "batched": {"8192x2": _stats(2.0)},
+            "batched_compact": {"8192x2": _stats(compact)},
+            "mean_game_length": 10.0,
+        }
+
+    target = TARGETS["timelord_chess_v1"]
+    results = {
+        "date": "today",
+        "machine": {"cores": 2},
+        "versions": {},
+        "floor": {"2": _stats(4 * target)},
+        "peers": {"openspiel_chess": {"cpp": _stats(230_000.0)}},
+        "games": {"timelord_chess_v1": game(target), "tardis_run_v0": game(TARGETS["tardis_run_v0"] - 1)},
+    }
+    text = format_results(results)
+    chess, tardis_run = text.split("timelord_chess_v1:")[1].split("tardis_run_v0:")
+    assert f"(25.0% of floor; target {target:,.0f}: met)" in chess
+    assert "= 2.0x openspiel_chess C++" in chess
+    assert ": missed)" in tardis_run and "openspiel" not in tardis_run
