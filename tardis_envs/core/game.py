@@ -106,6 +106,22 @@ class Kernels:
     resample_hidden: Callable
     step_and_mask: Callable
 
+    @classmethod
+    def of(cls, rules, batch, hidden) -> Kernels:
+        """A game's kernels from its ``rules``, ``batch`` and ``hidden`` modules, which
+        name them alike in every game (the folder shape above)."""
+        return cls(
+            init=rules.init,
+            step=rules.step,
+            legal_mask=rules.legal_mask,
+            observe=rules.observe,
+            batch_reset=batch.batch_reset,
+            batch_step=batch.batch_step,
+            search=batch.search,
+            resample_hidden=hidden.resample_hidden,
+            step_and_mask=rules.step_and_mask,
+        )
+
 
 class Game:
     """One game's rules bound to one set of rule options.

@@ -129,17 +129,7 @@ class TimelordChess(Game):
     """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(
-        rules.init,
-        rules.step,
-        rules.legal_mask,
-        rules.observe,
-        batch.batch_reset,
-        batch.batch_step,
-        batch.search,
-        hidden.resample_hidden,
-        rules.step_and_mask,
-    )
+    kernels = Kernels.of(rules, batch, hidden)
     game_over = (layout.PHASE, layout.PHASE_OVER)
 
     def _build(self) -> None:

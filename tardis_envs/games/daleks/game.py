@@ -148,17 +148,7 @@ class TimeOfTheDaleks(Game):
     """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(
-        rules.init,
-        rules.step,
-        rules.legal_mask,
-        rules.observe,
-        batch.batch_reset,
-        batch.batch_step,
-        batch.search,
-        hidden.resample_hidden,
-        rules.step_and_mask,
-    )
+    kernels = Kernels.of(rules, batch, hidden)
     game_over = (L.STAGE, L.S_OVER)
 
     def _build(self) -> None:

@@ -99,17 +99,7 @@ class TardisRun(Game):
     """TARDIS Run; see :mod:`tardis_envs.tardis_run_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels(
-        rules.init,
-        rules.step,
-        rules.legal_mask,
-        rules.observe,
-        batch.batch_reset,
-        batch.batch_step,
-        batch.search,
-        hidden.resample_hidden,
-        rules.step_and_mask,
-    )
+    kernels = Kernels.of(rules, batch, hidden)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
