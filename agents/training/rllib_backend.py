@@ -139,7 +139,7 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> Any:
         if embeddings is None:
-            _, batch = _split(batch)
+            _, batch = _split(batch, self.obs_denominators)
         return super().compute_values(batch, embeddings)
 
 
