@@ -34,10 +34,15 @@ from agents.training.aec_gym import AECSingleAgentEnv
 from agents.training.selfplay import OpponentPool, SelfPlayVecEnv
 
 
-def measure(venv, timesteps: int, num_envs: int) -> dict:
-    model = MaskablePPO(
+def _model(venv) -> MaskablePPO:
+    """The same MaskablePPO on every side of the comparison."""
+    return MaskablePPO(
         "MlpPolicy", venv, n_steps=64, batch_size=1024, n_epochs=4, policy_kwargs={"net_arch": [256, 256]}, seed=0, device="cpu", verbose=0
     )
+
+
+def measure(venv, timesteps: int, num_envs: int) -> dict:
+    model = _model(venv)
     model.learn(total_timesteps=num_envs * 64)  # warm-up: compile, allocate
     started = time.perf_counter()
     model.learn(total_timesteps=timesteps, reset_num_timesteps=False)
@@ -64,9 +69,7 @@ def env_share(venv, timesteps: int, num_envs: int) -> dict:
     import cProfile
     import pstats
 
-    model = MaskablePPO(
-        "MlpPolicy", venv, n_steps=64, batch_size=1024, n_epochs=4, policy_kwargs={"net_arch": [256, 256]}, seed=0, device="cpu", verbose=0
-    )
+    model = _model(venv)
     model.learn(total_timesteps=num_envs * 64)  # warm-up
     profiler = cProfile.Profile()
     profiler.enable()

@@ -210,14 +210,7 @@ class VectorEnv:
         return rewards, done[:, 0], done[:, 1]
 
 
-def make(
-    env_id: str,
-    num_envs: int,
-    seed: int | None = None,
-    num_threads: int | None = None,
-    observations: bool = True,
-    obs_dtype: str = "float32",
-    **options: Any,
-) -> VectorEnv:
-    """A :class:`VectorEnv` of ``num_envs`` games of ``env_id`` with rule ``options``."""
-    return VectorEnv(env_id, num_envs, seed=seed, num_threads=num_threads, observations=observations, obs_dtype=obs_dtype, **options)
+def make(env_id: str, num_envs: int, **kwargs: Any) -> VectorEnv:
+    """A :class:`VectorEnv` of ``num_envs`` games of ``env_id``: ``seed``, ``num_threads``,
+    ``observations``, ``obs_dtype`` and the game's rule options as keyword arguments."""
+    return VectorEnv(env_id, num_envs, **kwargs)

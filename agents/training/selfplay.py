@@ -120,7 +120,6 @@ class SelfPlayVecEnv(VecEnv):
         obs_dtype: str = "compact",
     ):
         self.vec = vector.make(env_id, num_envs, seed=seed, obs_dtype=obs_dtype, **(options or {}))
-        self._float_obs = np.zeros((num_envs, *self.vec.observation_shape), dtype=np.float32)
         self.game = self.vec.game
         self.pool = pool
         self.render_mode = None

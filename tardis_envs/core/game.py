@@ -269,10 +269,16 @@ class Game:
         return denominators
 
     @functools.cached_property
-    def observation_numerator_bounds(self) -> tuple[int, int]:
-        """Least and greatest numerator an entry can hold: the float bounds times each denominator."""
+    def _entry_numerator_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per entry, the least and greatest numerator: the float bounds times its denominator."""
         d = self.observation_denominators
-        return int(np.floor(self.observation_low * d).min()), int(np.ceil(self.observation_high * d).max())
+        return np.floor(self.observation_low * d).astype(np.int64), np.ceil(self.observation_high * d).astype(np.int64)
+
+    @functools.cached_property
+    def observation_numerator_bounds(self) -> tuple[int, int]:
+        """Least and greatest numerator any entry can hold."""
+        low, high = self._entry_numerator_bounds
+        return int(low.min()), int(high.max())
 
     @functools.cached_property
     def compact_dtype(self) -> np.dtype:
@@ -284,8 +290,8 @@ class Game:
         numerator bounds for an integer dtype."""
         if np.dtype(dtype) == np.float32:
             return self.observation_low, self.observation_high
-        d = self.observation_denominators
-        return np.floor(self.observation_low * d).astype(dtype), np.ceil(self.observation_high * d).astype(dtype)
+        low, high = self._entry_numerator_bounds
+        return low.astype(dtype), high.astype(dtype)
 
     # --- words ---------------------------------------------------------------
     def describe(self, state: np.ndarray) -> dict:  # pragma: no cover - abstract
