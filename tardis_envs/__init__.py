@@ -3,7 +3,7 @@
 >>> import tardis_envs
 >>> env = tardis_envs.make("tardis_run_v0", render_mode="ansi")
 >>> tardis_envs.ENV_IDS
-('tardis_run_v0', 'keys_to_the_tardis_v0', 'timelord_chess_v1', 'gallifrey_duel_v1', 'time_of_the_daleks_v0')
+('tardis_run_v0', 'keys_to_the_tardis_v0', 'timelord_chess_v1', 'gallifrey_duel_v1', 'time_of_the_daleks_v1')
 
 Every game is also registered with PettingZoo's own registry when the installed
 PettingZoo has one: ``pettingzoo.make("aec", "tardis_envs/tardis_run_v0")``.
@@ -23,15 +23,39 @@ _MODULES = {
     "keys_to_the_tardis_v0": "tardis_envs.keys_to_the_tardis_v0",
     "timelord_chess_v1": "tardis_envs.timelord_chess_v1",
     "gallifrey_duel_v1": "tardis_envs.gallifrey_duel_v1",
-    "time_of_the_daleks_v0": "tardis_envs.time_of_the_daleks_v0",
+    "time_of_the_daleks_v1": "tardis_envs.time_of_the_daleks_v1",
 }
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)
+
+# Earlier versions of registered games (PettingZoo's convention: an id names one version
+# of the rules, observation and actions): old id -> (its successor, what changed).
+RETIRED_ENV_IDS = {
+    "timelord_chess_v0": ("timelord_chess_v1", "the rulings on pawns out of the TARDIS on ranks 1/8"),
+    "gallifrey_duel_v0": ("gallifrey_duel_v1", "dramatic mode's scoring per the rulings"),
+    "time_of_the_daleks_v0": (
+        "time_of_the_daleks_v1",
+        "the float rounding of three observation entries; v0 checkpoints load on v1",
+    ),
+}
+
+
+def check_env_id(env_id: str) -> None:
+    """A ``ValueError`` naming the registered ids, or the successor of a retired one,
+    unless ``env_id`` is registered."""
+    if env_id not in _MODULES:
+        raise ValueError(_unknown(env_id))
+
+
+def _unknown(env_id: str) -> str:
+    if env_id in RETIRED_ENV_IDS:
+        successor, change = RETIRED_ENV_IDS[env_id]
+        return f"{env_id!r} was replaced by {successor!r} ({change}); make {successor!r} instead"
+    return f"unknown env id {env_id!r}; registered: {', '.join(ENV_IDS)}"
 
 
 def env_module(env_id: str):
     """The per-game module (``env``, ``raw_env``, ``Game``, ``SPEC``) of ``env_id``."""
-    if env_id not in _MODULES:
-        raise ValueError(f"unknown env id {env_id!r}; registered: {', '.join(ENV_IDS)}")
+    check_env_id(env_id)
     return importlib.import_module(_MODULES[env_id])
 
 
@@ -70,7 +94,9 @@ def __getattr__(name: str):
     # import the game lazily, so ``import tardis_envs`` stays cheap.
     if name in _MODULES:
         return importlib.import_module(_MODULES[name])
+    if name in RETIRED_ENV_IDS:
+        raise AttributeError(_unknown(name))
     raise AttributeError(f"module 'tardis_envs' has no attribute {name!r}")
 
 
-__all__ = ["ENV_IDS", "make", "env_module", "__version__", *ENV_IDS]
+__all__ = ["ENV_IDS", "RETIRED_ENV_IDS", "check_env_id", "make", "env_module", "__version__", *ENV_IDS]

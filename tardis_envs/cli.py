@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ENV_IDS, __version__, env_module
+from . import ENV_IDS, __version__, check_env_id, env_module
 from .core.options import load_config
 
 DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
@@ -50,8 +50,7 @@ def _config(env_id: str, path: str | None) -> dict:
 
 
 def _check_env_id(env_id: str) -> None:
-    if env_id not in ENV_IDS:
-        raise ValueError(f"unknown env id {env_id!r}; registered: {', '.join(ENV_IDS)}")
+    check_env_id(env_id)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -499,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-throughput", action="store_true", help="skip the throughput line")
     p.add_argument("--out", help="folder for the round robin's CSV/markdown/heat map (default runs/eval/<env_id>)")
     p.add_argument(
-        "--partner", default="heuristic", help="cooperative games (time_of_the_daleks_v0): the agent in the other seats (default heuristic)"
+        "--partner", default="heuristic", help="cooperative games (time_of_the_daleks_v1): the agent in the other seats (default heuristic)"
     )
     p.set_defaults(func=cmd_eval)
 

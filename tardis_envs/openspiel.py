@@ -69,7 +69,7 @@ _UTILITY = {
     "keys_to_the_tardis_v0": pyspiel.GameType.Utility.GENERAL_SUM,
     "timelord_chess_v1": pyspiel.GameType.Utility.ZERO_SUM,
     "gallifrey_duel_v1": pyspiel.GameType.Utility.ZERO_SUM,
-    "time_of_the_daleks_v0": pyspiel.GameType.Utility.IDENTICAL,
+    "time_of_the_daleks_v1": pyspiel.GameType.Utility.IDENTICAL,
 }
 
 
@@ -272,8 +272,7 @@ GAME_CLASSES = {env_id: type(f"TardisGame_{env_id}", (TardisGame,), {"env_id": e
 
 def load_game(env_id: str, **rule_options: Any) -> TardisGame:
     """``env_id`` as an OpenSpiel game with these rule options (defaults otherwise)."""
-    if env_id not in tardis_envs.ENV_IDS:
-        raise ValueError(f"unknown env id {env_id!r}; registered: {', '.join(tardis_envs.ENV_IDS)}")
+    tardis_envs.check_env_id(env_id)
     return GAME_CLASSES[env_id](rule_options)
 
 

@@ -1,5 +1,6 @@
 """The DESIGN.md contract, checked for every registered env id."""
 
+import dataclasses
 import importlib
 import json
 import pickle
@@ -25,6 +26,23 @@ def test_registry_lists_every_module():
         assert getattr(tardis_envs, env_id) is module
     with pytest.raises(ValueError, match="unknown env id"):
         tardis_envs.make("no_such_game_v0")
+
+
+@pytest.mark.parametrize("retired", sorted(tardis_envs.RETIRED_ENV_IDS))
+def test_retired_env_id_names_its_successor(retired):
+    successor, _ = tardis_envs.RETIRED_ENV_IDS[retired]
+    assert successor in tardis_envs.ENV_IDS and retired not in tardis_envs.ENV_IDS
+    with pytest.raises(ValueError, match=f"{retired}' was replaced by '{successor}'"):
+        tardis_envs.make(retired)
+    with pytest.raises(AttributeError, match=f"make '{successor}' instead"):
+        getattr(tardis_envs, retired)
+
+
+def test_spec_version_is_the_id_suffix(env_id):
+    spec = tardis_envs.env_module(env_id).SPEC
+    assert env_id.endswith(f"_v{spec.version}")
+    with pytest.raises(ValueError, match="does not match"):
+        dataclasses.replace(spec, version=spec.version + 1)
 
 
 def test_pettingzoo_registry(env_id):
@@ -401,7 +419,7 @@ def test_clear_errors_for_bad_input():
         ("keys_to_the_tardis_v0", {"num_players": 2}, {"num_players": 4}),
         ("tardis_run_v0", {}, {"board": "configs/tardis_run/boards/grand_tour.yaml"}),
         ("gallifrey_duel_v1", {"mode": "contest"}, {"mode": "climactic"}),
-        ("time_of_the_daleks_v0", {"num_players": 2}, {"num_players": 2, "first_game": True}),
+        ("time_of_the_daleks_v1", {"num_players": 2}, {"num_players": 2, "first_game": True}),
     ],
 )
 def test_set_state_refuses_a_state_of_another_variant(env_id, made, other):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+import tardis_envs
 from agents.training.policies import MoveSquaresHead, policy_spec
 from tardis_envs import tardis_run_v0, timelord_chess_v1
 from tardis_envs.games.chess import rules
@@ -85,3 +86,21 @@ def test_observation_only_options_let_a_checkpoint_play_the_default_game():
     # observations that cannot fit whatever the options: refused
     with pytest.raises(CheckpointError, match="observations of shape"):
         check_compatible({**meta, "observation_shape": [99, 8, 8]}, default, "x.zip")
+
+
+def test_a_checkpoint_of_an_earlier_compatible_version_loads():
+    """time_of_the_daleks_v1 changed only the float rounding of three observation entries:
+    v0 checkpoints load on it; a checkpoint of another game does not."""
+    from agents.checkpoint import CheckpointError, check_compatible
+
+    game = tardis_envs.make("time_of_the_daleks_v1").unwrapped.game
+    meta = {
+        "env_id": "time_of_the_daleks_v0",
+        "env_version": 0,
+        "observation_shape": list(game.observation_shape),
+        "num_actions": game.num_actions,
+        "options": dict(game.options),
+    }
+    check_compatible(meta, game, "v0.zip")
+    with pytest.raises(CheckpointError, match="trained on 'keys_to_the_tardis_v0', not 'time_of_the_daleks_v1'"):
+        check_compatible({**meta, "env_id": "keys_to_the_tardis_v0"}, game, "keys.zip")

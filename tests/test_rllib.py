@@ -28,10 +28,10 @@ VARIANTS = [
     ("timelord_chess_v1", {}),
     ("timelord_chess_v1", {"doctor": False}),
     ("gallifrey_duel_v1", {}),
-    ("time_of_the_daleks_v0", {"num_players": 1}),
-    ("time_of_the_daleks_v0", {"num_players": 2}),
-    ("time_of_the_daleks_v0", {"num_players": 3}),
-    ("time_of_the_daleks_v0", {"num_players": 4}),
+    ("time_of_the_daleks_v1", {"num_players": 1}),
+    ("time_of_the_daleks_v1", {"num_players": 2}),
+    ("time_of_the_daleks_v1", {"num_players": 3}),
+    ("time_of_the_daleks_v1", {"num_players": 4}),
 ]
 
 

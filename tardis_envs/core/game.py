@@ -90,6 +90,14 @@ class GameSpec:
     options: Mapping[str, Option] = field(default_factory=dict)
     cooperative: bool = False  # the seats play as one team (Time of the Daleks): evaluated by team win rate
     simultaneous: bool = False  # seats choose at the same moment (the duel): a committed choice stays hidden
+    # earlier env ids of this game whose observations and actions have the same layout and
+    # meaning (only float rounding changed): their checkpoints load on this version
+    loads_checkpoints_of: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # the id's ``_vN`` suffix is the version (PettingZoo's convention): keep the two as one
+        if not self.env_id.endswith(f"_v{self.version}"):
+            raise ValueError(f"GameSpec {self.env_id!r}: version {self.version} does not match the id's _vN suffix")
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ def _check_fen(value: str) -> str | None:
 SPEC = GameSpec(
     env_id="timelord_chess_v1",
     name="Dr. Who Chess",
-    version=0,
+    version=1,
     rulebook="Dr. Who Chess",
     min_players=2,
     max_players=2,

@@ -68,9 +68,9 @@ def _doctors_check(value: str) -> str | None:
 
 
 SPEC = GameSpec(
-    env_id="time_of_the_daleks_v0",
+    env_id="time_of_the_daleks_v1",
     name="Time of the Daleks",
-    version=0,
+    version=1,
     rulebook="Doctor Who: Time of the Daleks",
     min_players=1,
     max_players=4,
@@ -78,6 +78,7 @@ SPEC = GameSpec(
     hidden_information=True,
     status="complete",
     cooperative=True,
+    loads_checkpoints_of=("time_of_the_daleks_v0",),
     options={
         "num_players": Option(2, "Doctors (players), 1-4", kind=int, choices=(1, 2, 3, 4)),
         "doctors": Option(
@@ -145,7 +146,7 @@ def effect_list_words(pairs) -> str:
 
 
 class TimeOfTheDaleks(Game):
-    """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v0` for the documentation page."""
+    """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v1` for the documentation page."""
 
     spec = SPEC
     kernels = Kernels.of(rules, batch, hidden)
@@ -162,7 +163,7 @@ class TimeOfTheDaleks(Game):
         else:
             names = [part.strip() for part in o["doctors"].split(",") if part.strip()]
             if len(names) != n:
-                raise ValueError(f"time_of_the_daleks_v0: option 'doctors' names {len(names)} Doctors for {n} players")
+                raise ValueError(f"time_of_the_daleks_v1: option 'doctors' names {len(names)} Doctors for {n} players")
             seat_doctors = tuple(sorted(self.content.doctor_index(x) for x in names))
         self.tables = build_tables(self.content, n, seat_doctors, o["first_game"], o["track_length"], o["max_rounds"], o["tardis_faces"])
         self.num_players = n

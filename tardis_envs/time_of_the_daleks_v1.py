@@ -1,16 +1,7 @@
-# Time of the Daleks (`time_of_the_daleks_v0`)
-
-Generated from the docstring of `tardis_envs.time_of_the_daleks_v0` by `python -m tardis_envs.docs --write`; do not edit by hand.
-
-1-4 players; chance: yes; hidden information: yes; cooperative; status: complete.
-
-![a position of Time of the Daleks](img/time_of_the_daleks_v0.png) ![a short game of Time of the Daleks](img/time_of_the_daleks_v0.gif)
-
-```text
-Time of the Daleks (``time_of_the_daleks_v0``): 1-4 Doctors race the Dalek automaton to Gallifrey.
+"""Time of the Daleks (``time_of_the_daleks_v1``): 1-4 Doctors race the Dalek automaton to Gallifrey.
 
 =====================  ==========================================================
-Import                 ``from tardis_envs import time_of_the_daleks_v0``
+Import                 ``from tardis_envs import time_of_the_daleks_v1``
 Agents                 ``player_0`` .. ``player_{n-1}`` (``num_players`` 1-4)
 Actions                ``Discrete(611)``
 Observation            ``Box(0, 4, (2963,), float32)``, the deciding seat's view
@@ -207,20 +198,22 @@ next seats in turn order)
 
 Version history
 ---------------
-* v0: first release. Since 2026-11-25 the three deck entries (cards, Locations,
-  Dilemmas left / deck size) are rounded once (count / size) instead of summed a
-  card at a time in float32: the same encoding, a value at most 7 float32 units in
-  the last place away (4e-7), so that the compact observation (``obs_dtype``)
-  carries them exactly. Nothing else changed; checkpoints keep working.
-```
+* v0: first release.
+* v1 (2026-11-25): the three deck entries (cards, Locations, Dilemmas left / deck
+  size) are rounded once (count / size) instead of summed a card at a time in
+  float32, so that the compact observation (``obs_dtype``) carries them exactly.
+  The encoding is the same and a value moves at most 7 float32 units in the last
+  place (4e-7); rules, actions and everything else are unchanged, so checkpoints
+  trained on v0 load on v1 (``SPEC.loads_checkpoints_of``) and v0's results
+  (balance, search, the 15-minute training run) hold for v1.
+  ``tardis_envs.make("time_of_the_daleks_v0")`` says where it went.
+"""
 
-## Rule options
+from __future__ import annotations
 
-| option | default | meaning |
-|---|---|---|
-| `num_players` | `2` | Doctors (players), 1-4 (one of 1, 2, 3, 4) |
-| `doctors` | `'default'` | 'default' (First, Fourth, Eleventh, Twelfth by seat), 'random' (drawn each game) or the Doctors' names, comma separated (seated in regeneration order) (a str) |
-| `first_game` | `False` | the rulebook's first-game changes: 3 anomaly markers (VIII, XI, XIV), no advanced cards, Fixed Point / Time Locked / Time Breach ignored (a bool) |
-| `track_length` | `18` | space of Gallifrey on the Web of Time (Skaro is 0, Earth 2) (a int in [16, 24]) |
-| `max_rounds` | `60` | rounds (every Doctor and the Daleks) before truncation (a int in [1, 1000]) |
-| `tardis_faces` | `3` | TARDIS faces of the six-sided TARDIS die (the others are question marks) (a int in [0, 6]) |
+from .games.daleks.env import env, raw_env
+from .games.daleks.game import SPEC, TimeOfTheDaleks
+
+Game = TimeOfTheDaleks
+
+__all__ = ["env", "raw_env", "Game", "SPEC"]
