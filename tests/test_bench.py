@@ -11,6 +11,7 @@ from scipy.stats import chisquare
 
 from tardis_envs.bench import compare
 from tardis_envs.core.floor import floor_step, make_floor
+from tardis_envs.core.rng import hash_words
 from tardis_envs.core.sampling import first_illegal, sample_legal
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +30,27 @@ def test_sample_legal_is_uniform_over_legal_actions():
     again = np.zeros_like(out)
     sample_legal(masks, 5, 2, again)
     assert not np.array_equal(out, again), "each call draws afresh"
+
+
+def test_sample_legal_takes_the_hashed_pick_among_many_blocks_of_actions():
+    """Masks wider than a block (chess has 4,773 actions): the drawn action is the
+    pick-th legal one, pick hashed from key, counter and row, whichever block it is in."""
+    rng = np.random.default_rng(0)
+    masks = (rng.random((400, 300)) < 0.05).astype(np.int8)
+    masks[:, [0, 63, 64, 127, 128, 299]] = rng.integers(0, 2, (400, 6))
+    masks[1] = 0
+    masks[2] = 0
+    masks[2, 299] = 1
+    out = np.zeros(400, dtype=np.int64)
+    sample_legal(masks, 11, 3, out)
+    for i, row in enumerate(masks):
+        legal = np.flatnonzero(row)
+        if legal.size == 0:
+            assert out[i] == -1
+            continue
+        pick = int((int(hash_words(11, 3 * 400 + i)) >> 11) % legal.size)
+        assert out[i] == legal[pick], i
+    assert out[2] == 299
 
 
 def test_first_illegal():
@@ -52,6 +74,12 @@ def test_compare_flags_regressions_only():
     new = {"games": {"g": {"aec": {"median": 95.0}, "batched": {"64x1": {"median": 700.0}}}}}
     flagged = compare(new, old, tolerance=0.15)
     assert len(flagged) == 1 and "batched/64x1" in flagged[0]
+
+
+def test_compare_reads_a_renamed_game_under_its_old_id():
+    old = {"games": {"time_of_the_daleks_v0": {"aec": {"median": 100.0}}}}
+    new = {"games": {"time_of_the_daleks_v1": {"aec": {"median": 50.0}}}}
+    assert compare(new, old) == ["time_of_the_daleks_v1/aec: 50 < 100 (-50%)"]
 
 
 @pytest.mark.slow
