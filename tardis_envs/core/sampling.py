@@ -13,21 +13,38 @@ import numpy as np
 from .jit import njit_parallel, prange
 from .rng import hash_words
 
+# Actions per block when looking for the chosen action: a block's legal count is a
+# fixed-length sum the compiler vectorises, so only the block holding the pick is
+# scanned action by action (chess has 4,773 actions and about 35 legal ones).
+BLOCK = 64
+
 
 @njit_parallel
 def sample_legal(masks, key, counter, out):
-    """``out[i]``: a uniformly random index with ``masks[i] != 0`` (-1 if none)."""
+    """``out[i]``: a uniformly random index with ``masks[i] != 0`` (-1 if none):
+    the ``pick``-th legal action in index order, ``pick`` hashed from ``key``,
+    ``counter`` and ``i``. Mask entries are 0 or 1."""
+    num_actions = masks.shape[1]
+    whole_blocks = num_actions // BLOCK * BLOCK
     for i in prange(masks.shape[0]):
         count = 0
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                count += 1
+        for a in range(num_actions):
+            count += np.int64(masks[i, a])
         if count == 0:
             out[i] = -1
             continue
         pick = np.int64((hash_words(key, counter * masks.shape[0] + i) >> np.uint64(11)) % np.uint64(count))
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
+        start = 0
+        while start < whole_blocks:
+            in_block = 0
+            for a in range(BLOCK):
+                in_block += np.int64(masks[i, start + a])
+            if pick < in_block:
+                break
+            pick -= in_block
+            start += BLOCK
+        for a in range(start, num_actions):
+            if masks[i, a] != 0:
                 if pick == 0:
                     out[i] = a
                     break
