@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from . import ENV_IDS, RETIRED_ENV_IDS, env_module, vector
-from .core.floor import floor_step, make_floor
+from .core.floor import floor_step, make_floor, memory_copy
 from .core.sampling import sample_legal
 from .core.state import CURRENT_PLAYER, STATUS
 
@@ -590,6 +590,75 @@ def load_json(path) -> dict:
         raise ValueError(f"cannot read benchmark results {str(path)!r}: {exc}") from None
 
 
+def memory_bandwidth(threads: int = 2, megabytes: int = 256, repeats: int = 5) -> float:
+    """Bytes per second the ``threads`` move copying a ``megabytes`` array into another
+    (read plus write, best of ``repeats``): the memory floor of a batch larger than the caches."""
+    source = np.ones(megabytes * 2**20 // 8)
+    target = np.zeros_like(source)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        memory_copy(source, target)
+        best = float("inf")
+        for _ in range(repeats):
+            started = time.perf_counter()
+            memory_copy(source, target)
+            best = min(best, time.perf_counter() - started)
+    finally:
+        numba.set_num_threads(previous)
+    return 2 * source.nbytes / best
+
+
+def row_bytes(env_id: str, obs_dtype: str = "compact", **options) -> dict:
+    """Bytes of one game's row in the batched API: its state, its observation in
+    ``obs_dtype`` and its legal mask."""
+    vec = vector.make(env_id, 1, seed=0, obs_dtype=obs_dtype, **options)
+    return {"state": vec.states[0].nbytes, "observation": vec._obs_flat[0].nbytes, "mask": vec.masks[0].nbytes}
+
+
+KERNEL_PHASES = ("step", "legal_mask", "observe")
+
+
+# bytes of game rows per thread that stay in a core's cache (this machine: 2 MB of L2 a core)
+CACHE_RESIDENT_BYTES = 2**20
+
+
+def memory_profile(env_id: str, threads: int = 2, bandwidth: float | None = None, **options) -> dict:
+    """Whether memory or computation bounds a game at 8,192 games: the kernels' time
+    (step, mask, observe; compact observations) per game step at 8,192 games and at a
+    batch small enough that its rows stay in the cores' caches (``CACHE_RESIDENT_BYTES``
+    a thread, 64 to 4,096 games), beside the bytes of a row and the time that moving
+    them once at ``bandwidth`` (bytes/s) would take."""
+    sizes = row_bytes(env_id, **options)
+    small = int(min(max(threads * CACHE_RESIDENT_BYTES // sum(sizes.values()), 64), 4096))
+    large = profile_batched(env_id, 8192, threads, obs_dtype="compact", **options)
+    cached = profile_batched(env_id, small, threads, steps=200 * 8192 // small, obs_dtype="compact", **options)
+    out = {
+        "bytes": sizes,
+        "kernels_ns_8192": sum(large[k] for k in KERNEL_PHASES),
+        f"kernels_ns_{small}": sum(cached[k] for k in KERNEL_PHASES),
+        "small": small,
+    }
+    if bandwidth:
+        out["bandwidth"] = bandwidth
+        out["row_once_ns"] = sum(sizes.values()) / bandwidth * 1e9
+    return out
+
+
+def format_memory_profile(env_id: str, prof: dict) -> str:
+    sizes = prof["bytes"]
+    small = prof["small"]
+    large, cached = prof["kernels_ns_8192"], prof[f"kernels_ns_{small}"]
+    line = (
+        f"  {env_id}: a row is {sum(sizes.values()):,} bytes (state {sizes['state']:,}, observation "
+        f"{sizes['observation']:,}, mask {sizes['mask']:,}); kernels {large:,.0f} ns a step at 8,192 games, "
+        f"{cached:,.0f} at {small} (in cache): memory costs {100 * max(large - cached, 0) / large:.0f}%"
+    )
+    if "row_once_ns" in prof:
+        line += f"; moving the row once takes {prof['row_once_ns']:,.0f} ns"
+    return line
+
+
 @numba.njit(nogil=True, parallel=True)  # not cached: takes kernels as arguments
 def _time_phase(kernel_kind, init, step_and_mask, legal_mask, observe, states, tables, actions, obs, masks):
     for i in numba.prange(states.shape[0]):
@@ -604,7 +673,7 @@ def _time_phase(kernel_kind, init, step_and_mask, legal_mask, observe, states, t
                 legal_mask(s, tables, masks[i])
         elif kernel_kind == 1:
             legal_mask(s, tables, masks[i])
-        else:
+        elif kernel_kind == 2:
             observe(s, tables, s[CURRENT_PLAYER], obs[i])
 
 
@@ -613,7 +682,8 @@ def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: 
     step kernel (``step_and_mask`` less the legal mask, with resets), the legal
     mask, the observation (in ``obs_dtype``), the random action draw, and the rest
     (Python, numpy, the legality check). Each phase is timed in a pass of its own
-    over all games, so a game whose state does not fit in cache pays its memory
+    over all games, less a pass that calls no kernel (starting and joining the
+    threads), so a game whose state does not fit in cache pays its memory
     traffic once per phase (``other`` then comes out negative)."""
     vec = vector.make(env_id, num_envs, seed=0, num_threads=threads, obs_dtype=obs_dtype, **options)
     _, masks, _ = vec.reset()
@@ -634,7 +704,9 @@ def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: 
             sample_legal(vec.masks, 0, c, actions)
         sampling = time.perf_counter() - started
         phases = {}
-        for kind, name in ((1, "legal_mask"), (2, "observe"), (0, "step")):
+        # a pass that calls no kernel: the threads' start and join, taken off every phase
+        # (it matters at small batches, where it is most of a pass)
+        for kind, name in ((3, "dispatch"), (1, "legal_mask"), (2, "observe"), (0, "step")):
             states = vec.states.copy()
             masks2 = vec.masks.copy()
             obs2 = vec._obs_flat.copy()
@@ -647,6 +719,9 @@ def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: 
                     sample_legal(masks2, 0, c, actions)  # legal actions for the new masks
                 _time_phase(kind, k.init, k.step_and_mask, k.legal_mask, k.observe, states, vec.game.tables, actions, obs2, masks2)
             phases[name] = time.perf_counter() - started
+        dispatch = phases.pop("dispatch")
+        for name in phases:
+            phases[name] -= dispatch
         # the step loop also drew actions, and step_and_mask wrote the next masks
         phases["step"] -= phases["legal_mask"] + sampling
     finally:

@@ -461,6 +461,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 results["games"][env_id][key] = prof
                 parts = ", ".join(f"{k} {prof[k]:.0f}" for k in ("step", "legal_mask", "observe", "sample_actions", "other"))
                 print(f"  {env_id} ({obs_dtype}): total {prof['total']:.0f} ({prof['steps_per_second']:,.0f} steps/s) = {parts}")
+        from .bench import format_memory_profile, memory_bandwidth, memory_profile
+
+        bandwidth = memory_bandwidth(2)
+        results["memory_bandwidth"] = bandwidth
+        print()
+        print(f"memory or computation (compact observations, 2 threads; copy rate {bandwidth / 1e9:.1f} GB/s):")
+        for env_id in ids:
+            prof = memory_profile(env_id, 2, bandwidth)
+            results["games"][env_id]["memory_profile"] = prof
+            print(format_memory_profile(env_id, prof))
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=2))
     if old is not None:

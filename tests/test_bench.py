@@ -180,3 +180,16 @@ def test_format_results_judges_targets_and_compares_the_chess_kernel_with_opensp
     assert f"(25.0% of floor; target {target:,.0f}: met)" in chess
     assert "= 2.0x openspiel_chess C++" in chess
     assert ": missed)" in tardis_run and "openspiel" not in tardis_run
+
+
+def test_row_bytes_and_memory_profile_line():
+    from tardis_envs import vector
+    from tardis_envs.bench import format_memory_profile, memory_bandwidth, row_bytes
+
+    sizes = row_bytes("timelord_chess_v1")
+    vec = vector.make("timelord_chess_v1", 1, obs_dtype="compact")
+    assert sizes == {"state": 8 * vec.game.state_size, "observation": 2 * int(np.prod(vec.game.observation_shape)), "mask": vec.game.num_actions}
+    assert memory_bandwidth(1, megabytes=8, repeats=1) > 1e8  # bytes/s: any machine copies 100 MB/s
+    prof = {"bytes": {"state": 800, "observation": 150, "mask": 50}, "small": 64, "kernels_ns_8192": 400.0, "kernels_ns_64": 100.0}
+    line = format_memory_profile("g", {**prof, "row_once_ns": 25.0})
+    assert "a row is 1,000 bytes" in line and "memory costs 75%" in line and "moving the row once takes 25 ns" in line

@@ -1,9 +1,14 @@
-"""The machine's floor for batched game stepping: a trivial race game in numba.
+"""The machine's floors for batched game stepping.
 
-Each game is one counter that moves 1..3 squares a step and restarts past
-square 100; the step kernel has the same batched shape as a real game's
-(state rows, an action per row, a legal mask and an observation written back,
-auto-reset), so its steps per second bound what any game can reach here.
+The step floor is a trivial race game in numba: each game is one counter that
+moves 1..3 squares a step and restarts past square 100; the step kernel has the
+same batched shape as a real game's (state rows, an action per row, a legal
+mask and an observation written back, auto-reset), so its steps per second
+bound what any game can reach here.
+
+The memory floor is the rate at which the same threads copy a large array
+(:func:`memory_copy`): a batch whose rows do not fit in the cores' caches moves
+each game's state, observation and mask through memory at no more than that.
 """
 
 from __future__ import annotations
@@ -33,3 +38,10 @@ def make_floor(num_envs: int):
     masks = np.ones((num_envs, FLOOR_ACTIONS), dtype=np.int8)
     done = np.zeros(num_envs, dtype=np.bool_)
     return positions, obs, masks, done
+
+
+@njit_parallel
+def memory_copy(source, target):
+    """``target[:] = source`` over the threads (both 1-D, equal length)."""
+    for i in prange(source.shape[0]):
+        target[i] = source[i]
