@@ -188,7 +188,11 @@ def test_row_bytes_and_memory_profile_line():
 
     sizes = row_bytes("timelord_chess_v1")
     vec = vector.make("timelord_chess_v1", 1, obs_dtype="compact")
-    assert sizes == {"state": 8 * vec.game.state_size, "observation": 2 * int(np.prod(vec.game.observation_shape)), "mask": vec.game.num_actions}
+    assert sizes == {
+        "state": 8 * vec.game.state_size,
+        "observation": 2 * int(np.prod(vec.game.observation_shape)),
+        "mask": vec.game.num_actions,
+    }
     assert memory_bandwidth(1, megabytes=8, repeats=1) > 1e8  # bytes/s: any machine copies 100 MB/s
     prof = {"bytes": {"state": 800, "observation": 150, "mask": 50}, "small": 64, "kernels_ns_8192": 400.0, "kernels_ns_64": 100.0}
     line = format_memory_profile("g", {**prof, "row_once_ns": 25.0})
