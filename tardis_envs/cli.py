@@ -562,7 +562,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--png", help="write batched steps/s against games per batch as a PNG")
     p.add_argument("--compare", help="an earlier --json file: exit 1 if a figure fell by more than --tolerance")
     p.add_argument("--tolerance", type=float, default=0.15)
-    p.add_argument("--profile", action="store_true", help="also split a batched step into kernel phases and say whether memory or computation bounds each game")
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also split a batched step into kernel phases and say whether memory or computation bounds each game",
+    )
     p.set_defaults(func=cmd_bench)
 
     p = verbs.add_parser("perft", help="classic-chess perft counts and nodes/s next to the chess library")

@@ -112,16 +112,37 @@ T_TRACK_LENGTH = 0
 T_MAX_TURNS = 1
 T_SHORTCUT = 2  # MAX_SQUARES + 2 words indexed by square: arrow target, 0 = none
 T_TELEPORT = T_SHORTCUT + MAX_SQUARES + 2  # same, teleport partner
-TABLES_SIZE = T_TELEPORT + MAX_SQUARES + 2
+# The board as each seat observes it, for the observation's arrow and teleport planes: per
+# seat a count, then (kind 0 arrow / 1 teleport, column, target column - column) per marked
+# square, columns in that seat's progress (the board never changes, so observe copies these)
+T_BOARD_VIEW = T_TELEPORT + MAX_SQUARES + 2
+BOARD_VIEW_SIZE = 1 + 3 * 2 * MAX_SQUARES
+TABLES_SIZE = T_BOARD_VIEW + 2 * BOARD_VIEW_SIZE
 
 
 def build_tables(board: Board, max_turns: int) -> np.ndarray:
     tables = np.zeros(TABLES_SIZE, dtype=np.int64)
-    tables[T_TRACK_LENGTH] = board.track_length
+    length = board.track_length
+    tables[T_TRACK_LENGTH] = length
     tables[T_MAX_TURNS] = max_turns
     for a, b in board.shortcuts:
         tables[T_SHORTCUT + a] = b
     for a, b in board.teleports:
         tables[T_TELEPORT + a] = b
         tables[T_TELEPORT + b] = a
+    for seat in range(2):  # 0 Monsters (progress runs from square L down), 1 Doctors
+
+        def column(square: int, seat: int = seat) -> int:
+            return square if seat == 1 else length + 1 - square
+
+        at = T_BOARD_VIEW + seat * BOARD_VIEW_SIZE
+        count = 0
+        for col in range(1, length + 1):
+            square = column(col)
+            for kind, table in enumerate((T_SHORTCUT, T_TELEPORT)):
+                target = tables[table + square]
+                if target != 0:
+                    tables[at + 1 + 3 * count : at + 4 + 3 * count] = (kind, col, column(target) - col)
+                    count += 1
+        tables[at] = count
     return tables

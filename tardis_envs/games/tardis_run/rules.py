@@ -57,7 +57,7 @@ from ...core.state import (
     TERMINATED,
     TRUNCATED,
 )
-from .content import T_MAX_TURNS, T_SHORTCUT, T_TELEPORT, T_TRACK_LENGTH
+from .content import BOARD_VIEW_SIZE, T_BOARD_VIEW, T_MAX_TURNS, T_SHORTCUT, T_TELEPORT, T_TRACK_LENGTH
 
 MONSTERS = 0
 DOCTORS = 1
@@ -429,24 +429,17 @@ def observe(state, tables, player, out):
         out[(OBS_OWN_PIECE + r) * width + p] = 1.0
         q = state[PROGRESS + NUM_PIECES * other + r]
         out[(OBS_OPPONENT_PIECE + r) * width + track_length + 1 - q] = 1.0
-    for col in range(1, track_length + 1):
-        square = square_of(player, col, track_length)
-        arrow = tables[T_SHORTCUT + square]
-        if arrow != 0:
-            out[OBS_ARROW * width + col] = 1.0
-            put(out, OBS_ARROW_SHIFT * width + col, square_of(player, arrow, track_length) - col, track_length)
-        partner = tables[T_TELEPORT + square]
-        if partner != 0:
-            out[OBS_TELEPORT * width + col] = 1.0
-            put(out, OBS_TELEPORT_SHIFT * width + col, square_of(player, partner, track_length) - col, track_length)
+    view = T_BOARD_VIEW + player * BOARD_VIEW_SIZE
+    for e in range(tables[view]):
+        kind, col, shift = tables[view + 1 + 3 * e], tables[view + 2 + 3 * e], tables[view + 3 + 3 * e]
+        plane = OBS_ARROW if kind == 0 else OBS_TELEPORT  # its shift plane follows it
+        out[plane * width + col] = 1.0
+        put(out, (plane + 1) * width + col, shift, track_length)
     owner = state[BLACK_PADDLE_OWNER]
-    pending = state[PHASE] == PHASE_EXTRA_MOVE and state[CURRENT_PLAYER] == player
-    for col in range(width):
-        if owner == player:
-            out[OBS_HOLD_BLACK * width + col] = 1.0
-        elif owner == other:
-            out[OBS_OPPONENT_HOLDS_BLACK * width + col] = 1.0
-        if pending:
-            out[OBS_EXTRA_PENDING * width + col] = 1.0
-    if pending:
+    if owner == player:
+        out[OBS_HOLD_BLACK * width : (OBS_HOLD_BLACK + 1) * width] = 1.0
+    elif owner == other:
+        out[OBS_OPPONENT_HOLDS_BLACK * width : (OBS_OPPONENT_HOLDS_BLACK + 1) * width] = 1.0
+    if state[PHASE] == PHASE_EXTRA_MOVE and state[CURRENT_PLAYER] == player:
+        out[OBS_EXTRA_PENDING * width : (OBS_EXTRA_PENDING + 1) * width] = 1.0
         out[OBS_PENDING_PIECE * width + state[PENDING_PROGRESS]] = 1.0
