@@ -23,13 +23,13 @@ BLOCK = 64
 def sample_legal(masks, key, counter, out):
     """``out[i]``: a uniformly random index with ``masks[i] != 0`` (-1 if none):
     the ``pick``-th legal action in index order, ``pick`` hashed from ``key``,
-    ``counter`` and ``i``. Mask entries are 0 or 1."""
+    ``counter`` and ``i``."""
     num_actions = masks.shape[1]
     whole_blocks = num_actions // BLOCK * BLOCK
     for i in prange(masks.shape[0]):
         count = 0
         for a in range(num_actions):
-            count += np.int64(masks[i, a])
+            count += np.int64(masks[i, a] != 0)
         if count == 0:
             out[i] = -1
             continue
@@ -38,7 +38,7 @@ def sample_legal(masks, key, counter, out):
         while start < whole_blocks:
             in_block = 0
             for a in range(BLOCK):
-                in_block += np.int64(masks[i, start + a])
+                in_block += np.int64(masks[i, start + a] != 0)
             if pick < in_block:
                 break
             pick -= in_block

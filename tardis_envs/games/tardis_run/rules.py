@@ -432,9 +432,12 @@ def observe(state, tables, player, out):
     view = T_BOARD_VIEW + player * BOARD_VIEW_SIZE
     for e in range(tables[view]):
         kind, col, shift = tables[view + 1 + 3 * e], tables[view + 2 + 3 * e], tables[view + 3 + 3 * e]
-        plane = OBS_ARROW if kind == 0 else OBS_TELEPORT  # its shift plane follows it
-        out[plane * width + col] = 1.0
-        put(out, (plane + 1) * width + col, shift, track_length)
+        if kind == 0:
+            out[OBS_ARROW * width + col] = 1.0
+            put(out, OBS_ARROW_SHIFT * width + col, shift, track_length)
+        else:
+            out[OBS_TELEPORT * width + col] = 1.0
+            put(out, OBS_TELEPORT_SHIFT * width + col, shift, track_length)
     owner = state[BLACK_PADDLE_OWNER]
     if owner == player:
         out[OBS_HOLD_BLACK * width : (OBS_HOLD_BLACK + 1) * width] = 1.0
