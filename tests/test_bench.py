@@ -41,6 +41,7 @@ def test_sample_legal_takes_the_hashed_pick_among_many_blocks_of_actions():
     masks[1] = 0
     masks[2] = 0
     masks[2, 299] = 1
+    masks[3:, 64] *= 2  # any nonzero entry is one legal action
     out = np.zeros(400, dtype=np.int64)
     sample_legal(masks, 11, 3, out)
     for i, row in enumerate(masks):
