@@ -623,15 +623,17 @@ KERNEL_PHASES = ("step", "legal_mask", "observe")
 CACHE_RESIDENT_BYTES = 2**20
 
 
-def memory_profile(env_id: str, threads: int = 2, bandwidth: float | None = None, **options) -> dict:
+def memory_profile(env_id: str, threads: int = 2, bandwidth: float | None = None, large: dict | None = None, **options) -> dict:
     """Whether memory or computation bounds a game at 8,192 games: the kernels' time
     (step, mask, observe; compact observations) per game step at 8,192 games and at a
     batch small enough that its rows stay in the cores' caches (``CACHE_RESIDENT_BYTES``
     a thread, 64 to 4,096 games), beside the bytes of a row and the time that moving
-    them once at ``bandwidth`` (bytes/s) would take."""
+    them once at ``bandwidth`` (bytes/s) would take. ``large``: the 8,192-game compact
+    profile when it was already taken (``bench --profile`` takes it first)."""
     sizes = row_bytes(env_id, **options)
     small = int(min(max(threads * CACHE_RESIDENT_BYTES // sum(sizes.values()), 64), 4096))
-    large = profile_batched(env_id, 8192, threads, obs_dtype="compact", **options)
+    if large is None:
+        large = profile_batched(env_id, 8192, threads, obs_dtype="compact", **options)
     cached = profile_batched(env_id, small, threads, steps=200 * 8192 // small, obs_dtype="compact", **options)
     out = {
         "bytes": sizes,

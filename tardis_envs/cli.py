@@ -49,10 +49,6 @@ def _config(env_id: str, path: str | None) -> dict:
     return data
 
 
-def _check_env_id(env_id: str) -> None:
-    check_env_id(env_id)
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     print(f"tardis_envs {__version__}")
     for env_id in ENV_IDS:
@@ -81,7 +77,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from .bench import aec_steps_per_second, batched_steps_per_second
 
-    _check_env_id(args.env_id)
+    check_env_id(args.env_id)
     _check_output_paths(args)
     config = _config(args.env_id, args.config)
     settings = {**DEFAULT_EVAL, **(config.get("eval") or {})}
@@ -228,7 +224,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from agents.training.config import TrainConfig
     from agents.training.train import Trainer
 
-    _check_env_id(args.env_id)
+    check_env_id(args.env_id)
     config_data = _config(args.env_id, args.config)
     train = dict(config_data.get("train") or {})
     train.setdefault("env_id", args.env_id)
@@ -314,7 +310,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """Play in the terminal against an agent: type an action number or its name."""
     from agents import make_agent
 
-    _check_env_id(args.env_id)
+    check_env_id(args.env_id)
     config = _config(args.env_id, args.config)
     env = env_module(args.env_id).env(render_mode="ansi", illegal_action="raise", **config["options"])
     env.reset(seed=args.seed)
@@ -430,7 +426,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     ids = args.env_ids or list(ENV_IDS)
     for env_id in ids:
-        _check_env_id(env_id)
+        check_env_id(env_id)
     old = load_json(args.compare) if args.compare else None
     results = run_suite(
         ids,
@@ -468,7 +464,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print()
         print(f"memory or computation (compact observations, 2 threads; copy rate {bandwidth / 1e9:.1f} GB/s):")
         for env_id in ids:
-            prof = memory_profile(env_id, 2, bandwidth)
+            prof = memory_profile(env_id, 2, bandwidth, large=results["games"][env_id]["profile_compact_ns"])
             results["games"][env_id]["memory_profile"] = prof
             print(format_memory_profile(env_id, prof))
         if args.json:
