@@ -208,13 +208,13 @@ def _ordered_captures(state, weights, actions, keys, moves):
     full action mask."""
     mover = state[CURRENT_PLAYER]
     n_moves = gen_chess_moves(state, moves)
-    king_sq, checked, pinned = legality_context(state)
+    context = legality_context(state)
     n = 0
     for i in range(n_moves):
         m = moves[i]
         action = encode_move(move_from(m), move_to(m), move_promotion(m), mover)
         key = capture_order(state, action, weights)
-        if key <= 0.0 or not chess_move_legal_given(state, m, king_sq, checked, pinned):
+        if key <= 0.0 or not chess_move_legal_given(state, m, context):
             continue
         actions[n] = action
         keys[n] = -key

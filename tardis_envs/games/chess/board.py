@@ -15,6 +15,7 @@ steps, TARDIS moves and time travel live in :mod:`.tardis`; turns in
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ...core.jit import njit
 from ...core.state import CURRENT_PLAYER
@@ -28,8 +29,6 @@ from .layout import (
     CASTLE_WQ,
     CASTLING,
     CORE_SIZE,
-    DIR_DF,
-    DIR_DR,
     DOCTOR,
     DOCTOR_SQ,
     EMPTY,
@@ -45,20 +44,24 @@ from .layout import (
     FLAG_TRIPLE,
     KICK_OUT_PLIES,
     KING,
+    KING_BITS,
     KING_SQ,
     KNIGHT,
-    KNIGHT_DF,
-    KNIGHT_DR,
+    KNIGHT_BITS,
     KNIGHT_TARGET,
     MAX_MOVES,
+    MOVE_ACTION,
     NEIGHBOUR,
     PASSENGER,
     PASSENGER_ENTRY_PLY,
     PASSENGER_ID,
     PAWN,
+    PAWN_ATTACKER_BITS,
     PIECE_ID,
     PLY,
     QUEEN,
+    RAY_ASCENDS,
+    RAY_BITS,
     REP_COUNT,
     REP_RING,
     REP_RING_SIZE,
@@ -189,6 +192,68 @@ def attackers(state, sq, by):
                 break
             t = NEIGHBOUR[t, d]
     return count, least
+
+
+@njit
+def attacker_bits(state, by):
+    """What ``square_attacked`` reads, as bitboards (bit = square), for many tests in one
+    position: (every blocking square: pieces, Dr. Who and the TARDIS; ``by``'s pawns,
+    knights and king; its rooks and queens; its bishops and queens). A piece on the
+    TARDIS square attacks along no line (the TARDIS stops lines there), as in
+    ``square_attacked``."""
+    block = blocker_square(state)
+    occupied = np.int64(0)
+    pawns = np.int64(0)
+    knights = np.int64(0)
+    king = np.int64(0)
+    rook_lines = np.int64(0)
+    bishop_lines = np.int64(0)
+    pawn = PAWN | (by << 3)
+    knight = KNIGHT | (by << 3)
+    bishop = BISHOP | (by << 3)
+    rook = ROOK | (by << 3)
+    queen = QUEEN | (by << 3)
+    own_king = KING | (by << 3)
+    for sq in range(64):
+        code = state[BOARD + sq]
+        if code == EMPTY:
+            continue
+        bit = np.int64(1) << sq
+        occupied |= bit
+        if code == pawn:
+            pawns |= bit
+        elif code == knight:
+            knights |= bit
+        elif code == own_king:
+            king |= bit
+        elif sq != block:
+            if code == rook or code == queen:
+                rook_lines |= bit
+            if code == bishop or code == queen:
+                bishop_lines |= bit
+    if block >= 0:
+        occupied |= np.int64(1) << block
+    return occupied, pawns, knights, king, rook_lines, bishop_lines
+
+
+@njit
+def king_attacked(bits, by, frm, to):
+    """``square_attacked(to, by)`` once the king of the side not ``by`` has stepped from
+    ``frm`` to ``to`` (capturing whatever stood there; ``frm == to``: the king stays), from
+    ``attacker_bits(state, by)`` of the position before the step: no need to make the move
+    on the board."""
+    occupied, pawns, knights, king, rook_lines, bishop_lines = bits
+    if (PAWN_ATTACKER_BITS[by, to] & pawns) | (KNIGHT_BITS[to] & knights) | (KING_BITS[to] & king):
+        return True
+    occupied = (occupied & ~(np.int64(1) << frm)) | (np.int64(1) << to)
+    for d in range(8):
+        hits = RAY_BITS[to, d] & occupied
+        if hits == 0:
+            continue
+        nearest = trailing_zeros(hits) if RAY_ASCENDS[d] else 63 - leading_zeros(hits)
+        if ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
+            return True
+    return False
 
 
 @njit
@@ -481,22 +546,27 @@ def pinned_pieces(state, mover):
 
 @njit
 def legality_context(state):
-    """(king square, in check, pinned pieces) of the side to move, the facts
-    ``chess_move_legal_given`` needs, worked out once per position."""
+    """(king square, in check, pinned pieces, ``attacker_bits`` of the opponent) of the
+    side to move, the facts ``chess_move_legal_given`` needs, worked out once per position."""
     mover = state[CURRENT_PLAYER]
     king_sq = state[KING_SQ + mover]
-    return king_sq, square_attacked(state, king_sq, 1 - mover), pinned_pieces(state, mover)
+    bits = attacker_bits(state, 1 - mover)
+    return king_sq, king_attacked(bits, 1 - mover, king_sq, king_sq), pinned_pieces(state, mover), bits
 
 
 @njit
-def chess_move_legal_given(state, move, king_sq, checked, pinned):
-    """``chess_move_legal`` with the king's square, check and pins of the
-    position worked out once. Out of check, a move of a piece that is not
-    pinned (and not the king, not en passant, not a kick-out) cannot expose
-    the king: it opens no line to it; a piece stepping out of the TARDIS
-    leaves the TARDIS blocking behind it. Everything else is made and tested."""
+def chess_move_legal_given(state, move, context):
+    """``chess_move_legal`` with the ``context`` of the position worked out once
+    (``legality_context``: the king's square, check, pins, the opponent's attack
+    bitboards). A king's step (not castling) is tested on the bitboards. Out of check,
+    a move of a piece that is not pinned (and not the king, not en passant, not a
+    kick-out) cannot expose the king: it opens no line to it; a piece stepping out of
+    the TARDIS leaves the TARDIS blocking behind it. Everything else is made and tested."""
+    king_sq, checked, pinned, bits = context
     frm = move_from(move)
     flag = move_flag(move)
+    if frm == king_sq and flag == FLAG_NORMAL:
+        return not king_attacked(bits, 1 - state[CURRENT_PLAYER], frm, move_to(move))
     if checked or frm == king_sq or flag == FLAG_EN_PASSANT or flag == FLAG_KICK:
         return chess_move_legal(state, move)
     if frm == blocker_square(state):
@@ -508,27 +578,14 @@ def chess_move_legal_given(state, move, king_sq, checked, pinned):
 
 @njit
 def encode_move(frm, to, promotion, colour):
-    """The AlphaZero action index of a chess move played by ``colour``."""
+    """The AlphaZero action index of a chess move played by ``colour`` (-1 for a pair of
+    squares no piece moves between)."""
     f = frame(frm, colour)
     t = frame(to, colour)
-    df = (t & 7) - (f & 7)
-    dr = (t >> 3) - (f >> 3)
     if promotion == KNIGHT or promotion == BISHOP or promotion == ROOK:
         p = 0 if promotion == KNIGHT else (1 if promotion == BISHOP else 2)
-        return f * 73 + 64 + 3 * (df + 1) + p
-    adf = abs(df)
-    adr = abs(dr)
-    if (adf == 1 and adr == 2) or (adf == 2 and adr == 1):
-        for k in range(8):
-            if KNIGHT_DF[k] == df and KNIGHT_DR[k] == dr:
-                return f * 73 + 56 + k
-    sdf = (df > 0) - (df < 0)
-    sdr = (dr > 0) - (dr < 0)
-    dist = max(adf, adr)
-    for d in range(8):
-        if DIR_DF[d] == sdf and DIR_DR[d] == sdr:
-            return f * 73 + d * 7 + dist - 1
-    return -1
+        return f * 73 + 64 + 3 * ((t & 7) - (f & 7) + 1) + p
+    return MOVE_ACTION[f, t]
 
 
 # ============================================================================
@@ -738,16 +795,16 @@ def insufficient_material(state):
 def _perft(state, depth, buffers, scratch):
     moves = buffers[depth]
     n = gen_chess_moves(state, moves)
-    king_sq, checked, pinned = legality_context(state)
+    context = legality_context(state)
     total = 0
     if depth == 1:
         for i in range(n):
-            if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
+            if chess_move_legal_given(state, moves[i], context):
                 total += 1
         return total
     child = scratch[depth]
     for i in range(n):
-        if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
+        if chess_move_legal_given(state, moves[i], context):
             child[:CORE_SIZE] = state[:CORE_SIZE]
             apply_chess_move(child, moves[i])
             child[CURRENT_PLAYER] = 1 - child[CURRENT_PLAYER]

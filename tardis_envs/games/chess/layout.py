@@ -238,6 +238,65 @@ NEIGHBOUR = _step_table(DIR_DF, DIR_DR)  # square one step in direction d, or -1
 KNIGHT_TARGET = _step_table(KNIGHT_DF, KNIGHT_DR)
 
 
+def _move_action_table():
+    """``[from, to]`` in the mover's frame -> AlphaZero action of a queen-line move
+    (``from * 73 + direction * 7 + distance - 1``) or a knight move (``from * 73 + 56 +
+    k``); -1 for a pair that is neither. Encoding a move is then one lookup, which the
+    mask does for every legal move of every step."""
+    table = np.full((64, 64), -1, dtype=np.int64)
+    for frm in range(64):
+        for d in range(8):
+            for dist in range(1, 8):
+                f, r = (frm & 7) + DIR_DF[d] * dist, (frm >> 3) + DIR_DR[d] * dist
+                if 0 <= f < 8 and 0 <= r < 8:
+                    table[frm, r * 8 + f] = frm * 73 + d * 7 + dist - 1
+        for k in range(8):
+            to = KNIGHT_TARGET[frm, k]
+            if to >= 0:
+                table[frm, to] = frm * 73 + 56 + k
+    return table
+
+
+MOVE_ACTION = _move_action_table()
+
+
+def _bits(squares) -> np.int64:
+    """Bitboard of ``squares`` (bit ``sq`` set for each) as an int64, bit 63 included."""
+    word = 0
+    for sq in squares:
+        word |= 1 << int(sq)
+    return np.array(word, dtype=np.uint64).view(np.int64)[()]
+
+
+def _ray(sq, d):
+    """Squares from ``sq`` (excluded) in direction ``d`` to the edge of the board."""
+    out = []
+    t = NEIGHBOUR[sq, d]
+    while t >= 0:
+        out.append(t)
+        t = NEIGHBOUR[t, d]
+    return out
+
+
+# Bitboards (bit = square) for attack tests over many moves of one position
+# (``board.attacker_bits``): the squares of direction d from a square to the edge;
+# a knight's and a king's targets; the squares from which a pawn of colour c attacks
+# a square (a white pawn attacks one rank up, a black pawn one rank down).
+RAY_BITS = np.array([[_bits(_ray(sq, d)) for d in range(8)] for sq in range(64)], dtype=np.int64)
+# directions whose squares come in increasing order (N, NE, E, NW): the nearest
+# occupied square on such a ray is the lowest set bit, on the others the highest
+RAY_ASCENDS = np.array([DIR_DR[d] > 0 or (DIR_DR[d] == 0 and DIR_DF[d] > 0) for d in range(8)], dtype=np.bool_)
+KNIGHT_BITS = np.array([_bits(t for t in KNIGHT_TARGET[sq] if t >= 0) for sq in range(64)], dtype=np.int64)
+KING_BITS = np.array([_bits(t for t in NEIGHBOUR[sq] if t >= 0) for sq in range(64)], dtype=np.int64)
+PAWN_ATTACKER_BITS = np.array(
+    [
+        [_bits(s for s, df in ((sq - 9, -1), (sq - 7, 1)) if 0 <= (sq & 7) + df < 8 and s >= 0) for sq in range(64)],
+        [_bits(s for s, df in ((sq + 7, -1), (sq + 9, 1)) if 0 <= (sq & 7) + df < 8 and s < 64) for sq in range(64)],
+    ],
+    dtype=np.int64,
+)
+
+
 def _zobrist():
     rng = np.random.Generator(np.random.PCG64(20061030))  # fixed: hashes are part of saved states
     return rng.integers(1, 2**62, size=16 * 64 + 1 + 16 + 8 + 65 + 2 + 16 + 8, dtype=np.int64)

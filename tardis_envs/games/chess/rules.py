@@ -206,7 +206,7 @@ def action_squares(state, action):
 # Legal actions
 # ============================================================================
 @njit
-def _follow_up_actions(state, mask, write, scratch):
+def _follow_up_actions(state, mask, write):
     """TARDIS moves and time travels open to the mover now; counts them."""
     count = 0
     if not tardis_can_fly(state):
@@ -218,6 +218,9 @@ def _follow_up_actions(state, mask, write, scratch):
             if write:
                 mask[A_TARDIS + frame(sq, mover)] = 1
     if travel_allowed(state):
+        # a copy of the state to rewind in: allocated only here, where a travel is
+        # possible, because an allocation costs as much as generating a few moves
+        scratch = np.empty(state.shape[0], dtype=np.int64)
         for k in range(1, MAX_TRAVEL + 1):
             if backward_travel_legal(state, k, scratch):
                 count += 1
@@ -248,18 +251,17 @@ def _legal_actions(state, tables, mask, write, stop_at_first):
                 if write:
                     mask[A_EVICT + (d if mover == WHITE else _mirror_direction(d))] = 1
         return count
-    scratch = np.empty(state.shape[0], dtype=np.int64)
     if phase == PHASE_FOLLOW_UP:
-        count = _follow_up_actions(state, mask, write, scratch) + 1
+        count = _follow_up_actions(state, mask, write) + 1
         if write:
             mask[A_END_TURN] = 1
         return count
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     n = gen_chess_moves(state, moves)
-    king_sq, checked, pinned = legality_context(state)
+    context = legality_context(state)
     for i in range(n):
         m = moves[i]
-        if chess_move_legal_given(state, m, king_sq, checked, pinned):
+        if chess_move_legal_given(state, m, context):
             count += 1
             if stop_at_first:
                 return count
@@ -274,7 +276,7 @@ def _legal_actions(state, tables, mask, write, stop_at_first):
                 return count
             if write:
                 mask[A_DOCTOR + (d if mover == WHITE else _mirror_direction(d))] = 1
-    count += _follow_up_actions(state, mask, write, scratch)
+    count += _follow_up_actions(state, mask, write)
     return count
 
 
@@ -295,10 +297,10 @@ def legal_chess_moves(state, out):
     """Legal chess moves of the side to move as move words; returns the count."""
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     n = gen_chess_moves(state, moves)
-    king_sq, checked, pinned = legality_context(state)
+    context = legality_context(state)
     k = 0
     for i in range(n):
-        if chess_move_legal_given(state, moves[i], king_sq, checked, pinned):
+        if chess_move_legal_given(state, moves[i], context):
             out[k] = moves[i]
             k += 1
     return k
@@ -435,9 +437,7 @@ def _end_turn(state, tables, keep_clocks, mask):
 @njit
 def _after_chess_move(state, tables, mask):
     """Offer the optional follow-up (TARDIS move / time travel) or end the turn."""
-    scratch = np.empty(state.shape[0], dtype=np.int64)
-    dummy = np.empty(0, dtype=np.int8)
-    if tables[T_DOCTOR] == 1 and _follow_up_actions(state, dummy, False, scratch) > 0:
+    if tables[T_DOCTOR] == 1 and _follow_up_actions(state, mask[:0], False) > 0:
         state[PHASE] = PHASE_FOLLOW_UP
         return False
     return _end_turn(state, tables, False, mask)
