@@ -38,8 +38,9 @@ import numba
 import numpy as np
 
 from . import ENV_IDS, RETIRED_ENV_IDS, env_module, vector
+from .core.batch import prefetch_state
 from .core.floor import floor_step, make_floor, memory_copy
-from .core.sampling import sample_legal
+from .core.sampling import count_legal, nth_legal, sample_legal
 from .core.state import CURRENT_PLAYER, STATUS
 
 # steps/s the batched API should reach at 8,192 games x 2 threads with compact observations
@@ -162,16 +163,8 @@ def _single_game_loop(init, step_and_mask, legal_mask, state, tables, mask, step
     done_games = 0
     legal_mask(state, tables, mask)
     for k in range(steps):
-        count = 0
-        for a in range(mask.shape[0]):
-            count += mask[a]
-        pick = (k * 2654435761 + key) % count
-        for a in range(mask.shape[0]):
-            if mask[a]:
-                if pick == 0:
-                    step_and_mask(state, tables, a, mask)
-                    break
-                pick -= 1
+        # the batch's sampler, one row: a hashed pick among the legal actions
+        step_and_mask(state, tables, nth_legal(mask, (k * 2654435761 + key) % count_legal(mask)), mask)
         if state[STATUS] != 0:
             done_games += 1
             rng_key = state[2]
@@ -664,6 +657,8 @@ def format_memory_profile(env_id: str, prof: dict) -> str:
 @numba.njit(nogil=True, parallel=True)  # not cached: takes kernels as arguments
 def _time_phase(kernel_kind, init, step_and_mask, legal_mask, observe, states, tables, actions, obs, masks):
     for i in numba.prange(states.shape[0]):
+        if kernel_kind < 3:
+            prefetch_state(states, i + 1)  # as the batch loop does
         s = states[i]
         if kernel_kind == 0:
             step_and_mask(s, tables, actions[i], masks[i])

@@ -13,9 +13,63 @@ here once.
 
 from __future__ import annotations
 
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
 from .jit import njit, njit_shared_body
 from .rng import rng_new_key
 from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED, VARIANT
+
+# bytes of a cache line (x86-64 and most ARM cores): the unit a prefetch brings in
+CACHE_LINE_BYTES = 64
+
+
+@intrinsic
+def _prefetch_for_write(typingctx, array, byte_offset):
+    """LLVM's ``prefetch`` of the cache line ``byte_offset`` bytes into ``array``'s data,
+    for writing, kept in every cache level. A hint: it cannot fault and changes no value."""
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte = ir.IntType(8)
+        address = builder.gep(builder.bitcast(data, byte.as_pointer()), [args[1]])
+        i32 = ir.IntType(32)
+        prefetch = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte.as_pointer(), i32, i32, i32]), "llvm.prefetch.p0"
+        )
+        builder.call(prefetch, [address, i32(1), i32(3), i32(1)])  # write, keep in all levels, data
+        return context.get_dummy_value()
+
+    return types.void(array, types.int64), codegen
+
+
+@njit
+def prefetch_row(row):
+    """Ask the memory system for every cache line of the contiguous array ``row``."""
+    for offset in range(0, row.size * row.itemsize, CACHE_LINE_BYTES):
+        _prefetch_for_write(row, offset)
+
+
+# a state row at least this long is prefetched by the batch loop (see prefetch_state)
+PREFETCH_STATE_BYTES = 2048
+
+
+@njit
+def prefetch_state(states, i):
+    """Prefetch game ``i``'s state row while the batch loop plays the game before it,
+    when the row is ``PREFETCH_STATE_BYTES`` or longer (nothing past the batch).
+
+    A batch of thousands of games does not fit in cache. A step that reads its state
+    scattered over dozens of cache lines waits on memory for each as it comes; asked
+    for one game ahead, they arrive while the previous game computes. Measured at
+    8,192 games x 2 threads: Keys to the TARDIS (4.3 KB of state) +20%, Time of the
+    Daleks (5.8 KB) about +10%, Dr. Who Chess no change. A row of a few lines (TARDIS
+    Run 320 bytes, the duel 776) is brought in by the hardware's own prefetcher as the
+    loop walks the rows in order, and asking cost those games about 10%. Prefetching
+    the observation and mask rows too gained nothing more."""
+    if i < states.shape[0] and states.shape[1] * states.itemsize >= PREFETCH_STATE_BYTES:
+        prefetch_row(states[i])
 
 
 @njit_shared_body

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit_parallel, prange
+from .jit import njit, njit_parallel, prange
 from .rng import hash_words
 
 # Actions per block when looking for the chosen action: a block's legal count is a
@@ -19,36 +19,51 @@ from .rng import hash_words
 BLOCK = 64
 
 
+@njit
+def count_legal(mask):
+    """Number of nonzero entries of one game's ``mask`` (a fixed-length loop the compiler
+    vectorises)."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += np.int64(mask[a] != 0)
+    return count
+
+
+@njit
+def nth_legal(mask, pick):
+    """Index of the ``pick``-th (from 0) nonzero entry of ``mask``, -1 past the last:
+    whole ``BLOCK``s are skipped by their legal counts, then one block is scanned."""
+    num_actions = mask.shape[0]
+    whole_blocks = num_actions // BLOCK * BLOCK
+    start = 0
+    while start < whole_blocks:
+        in_block = 0
+        for a in range(BLOCK):
+            in_block += np.int64(mask[start + a] != 0)
+        if pick < in_block:
+            break
+        pick -= in_block
+        start += BLOCK
+    for a in range(start, num_actions):
+        if mask[a] != 0:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
 @njit_parallel
 def sample_legal(masks, key, counter, out):
     """``out[i]``: a uniformly random index with ``masks[i] != 0`` (-1 if none):
     the ``pick``-th legal action in index order, ``pick`` hashed from ``key``,
     ``counter`` and ``i``."""
-    num_actions = masks.shape[1]
-    whole_blocks = num_actions // BLOCK * BLOCK
     for i in prange(masks.shape[0]):
-        count = 0
-        for a in range(num_actions):
-            count += np.int64(masks[i, a] != 0)
+        count = count_legal(masks[i])
         if count == 0:
             out[i] = -1
             continue
         pick = np.int64((hash_words(key, counter * masks.shape[0] + i) >> np.uint64(11)) % np.uint64(count))
-        start = 0
-        while start < whole_blocks:
-            in_block = 0
-            for a in range(BLOCK):
-                in_block += np.int64(masks[i, start + a] != 0)
-            if pick < in_block:
-                break
-            pick -= in_block
-            start += BLOCK
-        for a in range(start, num_actions):
-            if masks[i, a] != 0:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
+        out[i] = nth_legal(masks[i], pick)
 
 
 @njit_parallel

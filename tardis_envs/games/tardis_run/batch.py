@@ -9,7 +9,7 @@ and then refuses to cache the batch kernel (measured with numba 0.68).
 from __future__ import annotations
 
 from ...core import search as core_search
-from ...core.batch import next_key, reset_one, step_one
+from ...core.batch import next_key, prefetch_state, reset_one, step_one
 from ...core.jit import njit, njit_parallel, prange
 from . import hidden, rules
 
@@ -23,6 +23,7 @@ def batch_reset(states, tables, keys, obs, masks, observe_seats):
 @njit_parallel
 def batch_step(states, tables, actions, obs, masks, rewards, done, observe_seats):
     for i in prange(states.shape[0]):
+        prefetch_state(states, i + 1)
         if step_one(
             rules.step_and_mask, rules.observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], observe_seats[i]
         ):
