@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from ...core.jit import njit
+from ...core.jit import njit, njit_inline
 from ...core.state import CURRENT_PLAYER
 from .layout import (
     BISHOP,
@@ -254,6 +254,29 @@ def king_attacked(bits, by, frm, to):
         if ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
             return True
     return False
+
+
+@njit
+def check_answers(bits, by, king_sq):
+    """Squares on which a move of another piece than the king answers a check by ``by`` to
+    the king on ``king_sq`` (from ``attacker_bits(state, by)``): the checking piece's
+    square and, for a line piece, the squares between it and the king; 0 in double
+    check (only the king may move); -1 (every square) when the king is not attacked."""
+    occupied, pawns, knights, king, rook_lines, bishop_lines = bits
+    answers = (PAWN_ATTACKER_BITS[by, king_sq] & pawns) | (KNIGHT_BITS[king_sq] & knights) | (KING_BITS[king_sq] & king)
+    checkers = 0 if answers == 0 else (1 if answers & (answers - 1) == 0 else 2)
+    for d in range(8):
+        hits = RAY_BITS[king_sq, d] & occupied
+        if hits == 0:
+            continue
+        nearest = trailing_zeros(hits) if RAY_ASCENDS[d] else 63 - leading_zeros(hits)
+        if ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
+            checkers += 1
+            # the squares from the king to the checking piece, that one included
+            answers |= RAY_BITS[king_sq, d] & ~RAY_BITS[nearest, d]
+    if checkers == 0:
+        return np.int64(-1)
+    return answers if checkers == 1 else np.int64(0)
 
 
 @njit
@@ -546,34 +569,37 @@ def pinned_pieces(state, mover):
 
 @njit
 def legality_context(state):
-    """(king square, in check, pinned pieces, ``attacker_bits`` of the opponent) of the
-    side to move, the facts ``chess_move_legal_given`` needs, worked out once per position."""
+    """(king square, in check, pinned pieces, ``attacker_bits`` of the opponent,
+    ``check_answers``) of the side to move, the facts ``chess_move_legal_given`` needs,
+    worked out once per position."""
     mover = state[CURRENT_PLAYER]
     king_sq = state[KING_SQ + mover]
     bits = attacker_bits(state, 1 - mover)
-    return king_sq, king_attacked(bits, 1 - mover, king_sq, king_sq), pinned_pieces(state, mover), bits
+    answers = check_answers(bits, 1 - mover, king_sq)
+    return king_sq, answers != -1, pinned_pieces(state, mover), bits, answers
 
 
-@njit
+@njit_inline
 def chess_move_legal_given(state, move, context):
     """``chess_move_legal`` with the ``context`` of the position worked out once
-    (``legality_context``: the king's square, check, pins, the opponent's attack
-    bitboards). A king's step (not castling) is tested on the bitboards. Out of check,
-    a move of a piece that is not pinned (and not the king, not en passant, not a
-    kick-out) cannot expose the king: it opens no line to it; a piece stepping out of
-    the TARDIS leaves the TARDIS blocking behind it. Everything else is made and tested."""
-    king_sq, checked, pinned, bits = context
+    (``legality_context``). A king's step (not castling) is tested on the opponent's
+    attack bitboards. Another piece's move that is not pinned, not en passant and not a
+    kick-out cannot expose the king (it opens no line to it; a piece stepping out of the
+    TARDIS leaves the TARDIS blocking behind it), so it is legal out of check, and in
+    check when it lands on one of the ``check_answers`` squares (captures the checking
+    piece or blocks its line). Everything else is made and tested."""
+    king_sq, checked, pinned, bits, answers = context
     frm = move_from(move)
     flag = move_flag(move)
-    if frm == king_sq and flag == FLAG_NORMAL:
-        return not king_attacked(bits, 1 - state[CURRENT_PLAYER], frm, move_to(move))
-    if checked or frm == king_sq or flag == FLAG_EN_PASSANT or flag == FLAG_KICK:
+    if frm == king_sq:
+        if flag == FLAG_NORMAL:
+            return not king_attacked(bits, 1 - state[CURRENT_PLAYER], frm, move_to(move))
         return chess_move_legal(state, move)
-    if frm == blocker_square(state):
-        return True
-    if (pinned >> frm) & 1:
+    if flag == FLAG_EN_PASSANT or flag == FLAG_KICK:
         return chess_move_legal(state, move)
-    return True
+    if (pinned >> frm) & 1 and frm != blocker_square(state):
+        return chess_move_legal(state, move)
+    return (answers >> move_to(move)) & 1 == 1
 
 
 @njit
