@@ -237,6 +237,15 @@ def attacker_bits(state, by):
 
 
 @njit
+def nearest_on_ray(occupied, sq, d):
+    """The first square of bitboard ``occupied`` from ``sq`` in direction ``d``, -1 if none."""
+    hits = RAY_BITS[sq, d] & occupied
+    if hits == 0:
+        return -1
+    return trailing_zeros(hits) if RAY_ASCENDS[d] else 63 - leading_zeros(hits)
+
+
+@njit
 def king_attacked(bits, by, frm, to):
     """``square_attacked(to, by)`` once the king of the side not ``by`` has stepped from
     ``frm`` to ``to`` (capturing whatever stood there; ``frm == to``: the king stays), from
@@ -247,11 +256,8 @@ def king_attacked(bits, by, frm, to):
         return True
     occupied = (occupied & ~(np.int64(1) << frm)) | (np.int64(1) << to)
     for d in range(8):
-        hits = RAY_BITS[to, d] & occupied
-        if hits == 0:
-            continue
-        nearest = trailing_zeros(hits) if RAY_ASCENDS[d] else 63 - leading_zeros(hits)
-        if ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
+        nearest = nearest_on_ray(occupied, to, d)
+        if nearest >= 0 and ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
             return True
     return False
 
@@ -266,11 +272,8 @@ def check_answers(bits, by, king_sq):
     answers = (PAWN_ATTACKER_BITS[by, king_sq] & pawns) | (KNIGHT_BITS[king_sq] & knights) | (KING_BITS[king_sq] & king)
     checkers = 0 if answers == 0 else (1 if answers & (answers - 1) == 0 else 2)
     for d in range(8):
-        hits = RAY_BITS[king_sq, d] & occupied
-        if hits == 0:
-            continue
-        nearest = trailing_zeros(hits) if RAY_ASCENDS[d] else 63 - leading_zeros(hits)
-        if ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
+        nearest = nearest_on_ray(occupied, king_sq, d)
+        if nearest >= 0 and ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
             checkers += 1
             # the squares from the king to the checking piece, that one included
             answers |= RAY_BITS[king_sq, d] & ~RAY_BITS[nearest, d]
