@@ -30,6 +30,13 @@ rows whose mover reads only states and masks (random, heuristics, search)
 can skip it, and keep their last observation. ``observations=False`` sets
 it all False and gives ``obs`` no columns.
 
+``step_until_seats(actions, seats, random_opponents)`` is the self-play step: the
+player to move plays its action (``WAIT``, -1, in games where nobody moves), then
+random opponents play inside numba until each game's ``seats[i]`` is to move, and
+the final position of a game that ended is returned in ``seats[i]``'s view.
+``observe_rows(rows)`` rewrites the mover's observation after ``observe_seats``
+changed in games under way.
+
 A finished game is reset at once (auto-reset): the returned ``obs``/``mask``/
 ``current_player`` of that row already belong to the next game, while
 ``rewards``/``terminated``/``truncated`` describe the step that ended the old one.
@@ -48,13 +55,18 @@ import numba
 import numpy as np
 
 from . import env_module
+from .core.batch import WAIT
 from .core.observation import resolve_obs_dtype, to_float32
-from .core.rng import seed_to_key
+from .core.rng import KEY_MASK, seed_to_key
 from .core.sampling import first_illegal
-from .core.state import CURRENT_PLAYER, VARIANT
+from .core.state import CURRENT_PLAYER, RUNNING, STATUS, VARIANT
 
 # numba sets its config attributes at import time (invisible to type checkers)
 MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
+
+
+# second word of the seed sequence of step_until_seats' random moves (the games' keys use the seed alone)
+UNTIL_SEAT_STREAM = 1
 
 
 class VectorEnv:
@@ -99,6 +111,7 @@ class VectorEnv:
         self._done = np.zeros((n, 2), dtype=np.bool_)
         self.seed = seed
         self._actions = np.zeros(n, dtype=np.int64)
+        self._terminal_obs = None  # step_until_seats' buffers, made on first use
         self._reset_done = False
 
     @property
@@ -138,6 +151,10 @@ class VectorEnv:
             keys = np.array([seed_to_key(None) for _ in range(self.num_envs)], dtype=np.int64)
         else:
             keys = np.array([seed_to_key(self.seed + i) for i in range(self.num_envs)], dtype=np.int64)
+        # step_until_seats' random moves: a stream of their own (no game's key), fixed by the seed
+        entropy = None if self.seed is None else [self.seed, UNTIL_SEAT_STREAM]
+        self._step_until_seat_key = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & KEY_MASK
+        self._until_seat_calls = 0
         previous = self._threads()
         try:
             self.game.kernels.batch_reset(self.states, self.game.tables, keys, self._obs_flat, self.masks, self._seats())
@@ -178,36 +195,82 @@ class VectorEnv:
             if previous is not None:
                 numba.set_num_threads(previous)
 
-    def step_rows(self, rows, actions):
-        """Play ``actions[k]`` in game ``rows[k]`` only; the other games wait.
+    def observe_rows(self, rows) -> None:
+        """Write the observation of the seat to move in games ``rows`` where
+        ``observe_seats`` says that seat reads one: after changing ``observe_seats``
+        of a game under way (a restarted game's seats handed to other players)."""
+        if not self.observations:
+            return
+        for row in np.asarray(rows, dtype=np.int64).reshape(-1):
+            player = self.states[row, CURRENT_PLAYER]
+            if self.states[row, STATUS] == RUNNING and self.observe_seats[row, player]:
+                self.game.kernels.observe(self.states[row], self.game.tables, player, self._obs_flat[row])
 
-        Returns ``(rewards, terminated, truncated)`` for those rows (copies);
-        ``obs``, ``masks`` and ``states`` are updated in place for them. Used
-        where only some games have a decision to make (opponents' turns inside
-        a training environment).
+    def step_until_seats(self, actions, seats, random_opponents):
+        """Step every game towards its seat ``seats[i]``'s next turn, in one numba call (the
+        self-play training environment's step, ``seats`` being the learner's): the player
+        to move in game ``i`` plays ``actions[i]`` (``WAIT``, -1: nobody moves), then, where
+        ``random_opponents[i]``, every seat but ``seats[i]`` plays uniformly random legal
+        moves until ``seats[i]`` is to move. A game that ends restarts, as in :meth:`step`.
+
+        Returns ``(moves, final_status, rewards, terminal_obs)``, buffers of ``num_envs``
+        rows: the random moves played in each game; ``RUNNING`` (0), or how the game ended
+        (``TERMINATED``/``TRUNCATED`` of :mod:`tardis_envs.core.state`); ``seats[i]``'s
+        reward of the final step; ``seats[i]``'s view of the final position (flat, in
+        ``obs_dtype``; written when ``observe_seats`` says that seat reads one). The random
+        moves come from the vector env's seed and a call counter, so a seeded run repeats.
         """
         if not self._reset_done:
-            raise ValueError(f"{self.env_id}: call reset() before step_rows()")
-        rows = np.asarray(rows, dtype=np.int64)
-        actions = np.asarray(actions, dtype=np.int64)
-        if rows.shape != actions.shape or rows.ndim != 1:
-            raise ValueError("rows and actions must be 1-D arrays of the same length")
-        self._check_actions(actions, rows)
-        if rows.size == self.num_envs and np.array_equal(rows, np.arange(self.num_envs)):
-            # every game moves: step in place, no gather/scatter
-            np.copyto(self._actions, actions)
-            self._batch_step(self.states, self._actions, self._obs_flat, self.masks, self.rewards, self._done, self._seats())
-            return self.rewards.copy(), self._done[:, 0].copy(), self._done[:, 1].copy()
-        states = self.states[rows]
-        obs = self._obs_flat[rows]
-        masks = self.masks[rows]
-        rewards = np.zeros((rows.size, self.num_players), dtype=np.float32)
-        done = np.zeros((rows.size, 2), dtype=np.bool_)
-        self._batch_step(states, actions, obs, masks, rewards, done, self._seats()[rows])
-        self.states[rows] = states
-        self._obs_flat[rows] = obs
-        self.masks[rows] = masks
-        return rewards, done[:, 0], done[:, 1]
+            raise ValueError(f"{self.env_id}: call reset() before step_until_seats()")
+        actions = np.asarray(actions)
+        seats = np.asarray(seats)
+        random_opponents = np.asarray(random_opponents)
+        n = self.num_envs
+        if actions.shape != (n,) or seats.shape != (n,) or random_opponents.shape != (n,):
+            raise ValueError(
+                f"actions, seats and random_opponents must have shape ({n},), got {actions.shape}, {seats.shape}, {random_opponents.shape}"
+            )
+        if actions.dtype.kind not in "iu" or seats.dtype.kind not in "iu":
+            raise ValueError(f"actions and seats must be integer arrays, got {actions.dtype} and {seats.dtype}")
+        if seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}")
+        waits = actions == WAIT
+        if not waits.any():
+            self._check_actions(actions, None)
+        elif not waits.all():
+            acting = np.flatnonzero(~waits)
+            self._check_actions(actions[acting], acting)
+        if self._terminal_obs is None:
+            self._terminal_obs = np.zeros_like(self._obs_flat)
+            self._until_moves = np.zeros(n, dtype=np.int64)
+            self._until_final_status = np.zeros(n, dtype=np.int64)
+            self._until_rewards = np.zeros(n, dtype=np.float32)
+        self._until_seat_calls += 1
+        previous = self._threads()
+        try:
+            self.game.kernels.batch_step_until_seat(
+                self.states,
+                self.game.tables,
+                actions.astype(np.int64, copy=False),
+                self._obs_flat,
+                self.masks,
+                self._seats(),
+                seats.astype(np.int64, copy=False),
+                random_opponents.astype(np.bool_, copy=False),
+                self._step_until_seat_key,
+                self._until_seat_calls,
+                self._until_moves,
+                self._until_final_status,
+                self._until_rewards,
+                self._terminal_obs,
+            )
+        finally:
+            if previous is not None:
+                numba.set_num_threads(previous)
+        if np.any(self._until_moves < 0):
+            row = int(np.flatnonzero(self._until_moves < 0)[0])
+            raise RuntimeError(f"{self.env_id}: game {row} is running with no legal action (a kernel bug)")
+        return self._until_moves, self._until_final_status, self._until_rewards, self._terminal_obs
 
 
 def make(env_id: str, num_envs: int, **kwargs: Any) -> VectorEnv:

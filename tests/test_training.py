@@ -299,6 +299,37 @@ def test_selfplay_vecenv_matches_the_aec_env(env_id):
     assert finished.any()
 
 
+@pytest.mark.parametrize(
+    "env_id, options",
+    [
+        ("tardis_run_v0", {"max_turns": 20}),
+        ("keys_to_the_tardis_v0", {"num_players": 3, "max_turns": 20}),
+        ("gallifrey_duel_v1", {}),
+        ("time_of_the_daleks_v1", {"num_players": 2, "max_rounds": 3}),
+        ("timelord_chess_v1", {"max_plies": 12}),
+    ],
+)
+def test_selfplay_observations_are_the_learners_own_after_every_restart(env_id, options):
+    """Every observation the learner receives is its own view of its game, the first one of
+    a restarted game too: the batch writes that one under the finished game's seats (random
+    and heuristic opponents read no observation), before the new game's seats are drawn."""
+    game = tardis_envs.env_module(env_id).Game(**options)
+    vec = SelfPlayVecEnv(env_id, 16, OpponentPool(game, {"random": 0.5, "heuristic": 0.5}, seed=1), seed=4, options=options)
+    obs = vec.reset()
+    rng = np.random.default_rng(0)
+    restarts = 0
+    for _ in range(60):
+        assert (vec.vec.current_player == vec.learner_seat).all()
+        for i in range(16):
+            assert np.array_equal(obs[i], game.observation(vec.vec.states[i], int(vec.learner_seat[i])))
+        masks = vec.action_masks()
+        obs, _, dones, infos = vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        restarts += int(dones.sum())
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == game.observation_shape
+    assert restarts >= 8
+
+
 def test_selfplay_vecenv_api_and_masks():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecCheckNan, VecMonitor

@@ -28,6 +28,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from tardis_envs import vector
+from tardis_envs.core.batch import WAIT
+from tardis_envs.core.observation import to_float32
+from tardis_envs.core.state import RUNNING, TRUNCATED
 
 from ..base import Agent
 from ..heuristics import HeuristicAgent
@@ -75,6 +78,14 @@ class OpponentPool:
         self.agents.append(agent)
         self.names.append(name)
         self.kinds.append(kind)
+        self._changed()
+
+    def _changed(self) -> None:
+        """Per-agent arrays the self-play env reads at every new game."""
+        self.random = np.array([kind == "random" for kind in self.kinds], dtype=np.bool_)
+        self.reads_observations = np.array([agent.needs_observations for agent in self.agents], dtype=np.bool_)
+        self._cdf = self.probabilities().cumsum()
+        self._cdf /= self._cdf[-1]
 
     def add_snapshot(self, agent: Agent, name: str) -> None:
         if self.weights.get("snapshot", 0) <= 0:
@@ -85,6 +96,7 @@ class OpponentPool:
             drop = snapshots[0]
             for seq in (self.agents, self.names, self.kinds):
                 del seq[drop]
+            self._changed()
 
     @property
     def snapshot_names(self) -> list[str]:
@@ -96,7 +108,9 @@ class OpponentPool:
         return p / p.sum()
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        return rng.choice(len(self.agents), size=size, p=self.probabilities())
+        """``size`` agent indices drawn with :meth:`probabilities`: the draws of
+        ``rng.choice(len(agents), size, p=probabilities())``, without its checks."""
+        return np.searchsorted(self._cdf, rng.random(size), side="right")
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -127,8 +141,10 @@ class SelfPlayVecEnv(VecEnv):
         self.rng = np.random.default_rng(seed + 7919)
         self.learner_seat = np.zeros(num_envs, dtype=np.int64)
         self.opponent = np.zeros(num_envs, dtype=np.int64)
+        self._random_opponent = np.zeros(num_envs, dtype=np.bool_)  # rows whose opponent moves inside numba
         self.opponent_steps = 0
         self._actions = np.zeros(num_envs, dtype=np.int64)
+        self._denominators = self.game.observation_denominators.astype(np.float32)
         observation_space = spaces.Box(
             low=self.game.observation_low, high=self.game.observation_high, shape=self.game.observation_shape, dtype=np.float32
         )
@@ -143,50 +159,48 @@ class SelfPlayVecEnv(VecEnv):
         else:
             self.learner_seat[rows] = self.fixed_seat
         self.opponent[rows] = self.pool.sample(self.rng, rows.size)
+        self._random_opponent[rows] = self.pool.random[self.opponent[rows]]
         # observations only where the seat to move reads them
-        reads = np.array([agent.needs_observations for agent in self.pool.agents], dtype=np.bool_)
-        self.vec.observe_seats[rows] = reads[self.opponent[rows]][:, None]
+        self.vec.observe_seats[rows] = self.pool.reads_observations[self.opponent[rows]][:, None]
         self.vec.observe_seats[rows, self.learner_seat[rows]] = True
+        # the restarted games wrote their first observation under the finished games' seats
+        self.vec.observe_rows(rows)
 
-    def _play(self, rows: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray, infos: list) -> np.ndarray:
-        """Play ``actions`` in ``rows``; book the learner's reward and finished games.
-        Returns the rows whose game ended."""
-        before = self.vec.states[rows].copy()
-        step_rewards, terminated, truncated = self.vec.step_rows(rows, actions)
-        ended = np.flatnonzero(terminated | truncated)
-        for k in ended:
-            row = int(rows[k])
-            seat = int(self.learner_seat[row])
-            rewards[row] += step_rewards[k, seat]
+    def _advance(self, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray, infos: list) -> None:
+        """One call of the batched games: ``actions`` in every row (``WAIT``: none), then the
+        random opponents' moves until the learner is to move; book the learner's reward and
+        the games that ended (they have restarted: new seat and opponent)."""
+        moves, final_status, seat_rewards, terminal = self.vec.step_until_seats(actions, self.learner_seat, self._random_opponent)
+        self.opponent_steps += int(moves.sum())
+        ended = np.flatnonzero(final_status != RUNNING)
+        for row in ended.tolist():
+            rewards[row] += seat_rewards[row]
             dones[row] = True
             # the learner's view of the final position (the row itself has restarted)
-            final = before[k].copy()
-            self.game.kernels.step(final, self.game.tables, int(actions[k]))
-            infos[row]["terminal_observation"] = self.game.observation(final, seat)  # float32, as the learner sees
-            infos[row]["TimeLimit.truncated"] = bool(truncated[k])
+            infos[row]["terminal_observation"] = to_float32(terminal[row].reshape(self.game.observation_shape), self._denominators)
+            infos[row]["TimeLimit.truncated"] = bool(final_status[row] == TRUNCATED)
             infos[row]["opponent"] = self.pool.names[self.opponent[row]]
-        return rows[ended]
+        self._new_games(ended)
 
-    def _opponents_move(self, rows: np.ndarray, rewards: np.ndarray, dones: np.ndarray, infos: list) -> None:
-        """Let opponents move in ``rows`` until the learner is to move everywhere."""
-        while rows.size:
-            waiting = rows[self.vec.current_player[rows] != self.learner_seat[rows]]
+    def _opponents_move(self, rewards: np.ndarray, dones: np.ndarray, infos: list) -> None:
+        """Let the opponents that are not random (they moved inside :meth:`_advance`) move,
+        through their ``act_batch``, until the learner is to move everywhere."""
+        while True:
+            waiting = np.flatnonzero(self.vec.current_player != self.learner_seat)
             if waiting.size == 0:
                 return
-            actions = np.empty(waiting.size, dtype=np.int64)
+            actions = np.full(self.num_envs, WAIT, dtype=np.int64)
             which = self.opponent[waiting]
             for k in np.unique(which):
-                sel = np.flatnonzero(which == k)
-                sub = waiting[sel]
+                if self.pool.kinds[k] == "random":
+                    continue  # a restarted game whose random opponent moves first: WAIT lets it
+                sub = waiting[which == k]
                 agent = self.pool.agents[k]
                 # an agent that reads no observation gets none (as in tournaments without observations)
                 obs = self.vec.float_observations(sub) if agent.needs_observations else np.zeros((sub.size, 0), np.float32)
-                actions[sel] = agent.act_batch(self.vec.states[sub], obs, self.vec.masks[sub])
-            self.opponent_steps += waiting.size
-            ended = self._play(waiting, actions, rewards, dones, infos)
-            # a finished game has restarted: new seat and opponent, keep going
-            self._new_games(ended)
-            rows = waiting
+                actions[sub] = agent.act_batch(self.vec.states[sub], obs, self.vec.masks[sub])
+                self.opponent_steps += sub.size
+            self._advance(actions, rewards, dones, infos)
 
     # --- VecEnv API ---------------------------------------------------------------
     def reset(self):
@@ -197,7 +211,7 @@ class SelfPlayVecEnv(VecEnv):
         self._new_games(everything)
         scratch_rewards = np.zeros(self.num_envs, dtype=np.float32)
         scratch_dones = np.zeros(self.num_envs, dtype=bool)
-        self._opponents_move(everything, scratch_rewards, scratch_dones, [{} for _ in range(self.num_envs)])
+        self._opponents_move(scratch_rewards, scratch_dones, [{} for _ in range(self.num_envs)])
         return self.vec.float_observations()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -207,10 +221,8 @@ class SelfPlayVecEnv(VecEnv):
         rewards = np.zeros(self.num_envs, dtype=np.float32)
         dones = np.zeros(self.num_envs, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        everything = np.arange(self.num_envs)
-        ended = self._play(everything, self._actions, rewards, dones, infos)
-        self._new_games(ended)
-        self._opponents_move(everything, rewards, dones, infos)
+        self._advance(self._actions, rewards, dones, infos)
+        self._opponents_move(rewards, dones, infos)
         return self.vec.float_observations(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

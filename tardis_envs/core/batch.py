@@ -13,13 +13,18 @@ here once.
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from .jit import njit, njit_shared_body
-from .rng import rng_new_key
+from .rng import hash_words, rng_new_key
+from .sampling import count_legal, nth_legal
 from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED, VARIANT
+
+# the action of a game where nobody moves in this call (step_until_seat_one)
+WAIT = -1
 
 # bytes of a cache line (x86-64 and most ARM cores): the unit a prefetch brings in
 CACHE_LINE_BYTES = 64
@@ -117,3 +122,61 @@ def next_key(state):
     drawn from the finished game's generator, so a batch is reproducible from
     its seed alone."""
     return rng_new_key(state, RNG_KEY)
+
+
+@njit_shared_body
+def finish_one(init, legal_mask, observe, state, tables, obs, mask, observe_seats, seat, terminal_obs):
+    """A game ended: ``seat``'s view of the final position into ``terminal_obs`` (when
+    ``observe_seats[seat]``), then the row restarts as ``batch_step`` restarts it.
+    Returns the final status and ``seat``'s reward of the final step."""
+    status = state[STATUS]
+    reward = state[REWARDS + seat]
+    if observe_seats[seat]:
+        observe(state, tables, seat, terminal_obs)
+    reset_one(init, legal_mask, observe, state, tables, next_key(state), obs, mask, observe_seats)
+    return status, reward
+
+
+@njit_shared_body
+def step_until_seat_one(
+    init, legal_mask, step_and_mask, observe, state, tables, obs, mask, observe_seats, seat, action, random_opponents, key, terminal_obs
+):
+    """The player to move plays ``action`` (nobody moves when it is ``WAIT``); then, with
+    ``random_opponents``, every seat but ``seat`` plays uniformly random legal moves
+    until ``seat`` is to move (draw ``k`` hashed from ``key`` and ``k``). All of it
+    without leaving numba: the self-play training environment's step, ``seat`` being
+    the learner's.
+
+    Returns ``(moves, status, reward)``: the random moves played, and ``RUNNING``, or
+    the game's final status when it ended on one of these moves; then ``reward`` is
+    ``seat``'s reward of that final step, ``terminal_obs`` its view of the final
+    position (:func:`finish_one`) and the row has restarted. Otherwise the player to
+    move has its view in ``obs`` when ``observe_seats`` says so. ``moves == -1``: a
+    running game had no legal action (a broken kernel; the caller raises)."""
+    if action != WAIT:
+        step_and_mask(state, tables, action, mask)
+        if state[STATUS] != RUNNING:
+            status, reward = finish_one(init, legal_mask, observe, state, tables, obs, mask, observe_seats, seat, terminal_obs)
+            return 0, status, reward
+    moves = 0
+    if random_opponents:
+        while state[CURRENT_PLAYER] != seat:
+            count = count_legal(mask)
+            if count == 0:
+                return -1, RUNNING, 0
+            pick = np.int64((hash_words(key, moves) >> np.uint64(11)) % np.uint64(count))
+            step_and_mask(state, tables, nth_legal(mask, pick), mask)
+            moves += 1
+            if state[STATUS] != RUNNING:
+                status, reward = finish_one(init, legal_mask, observe, state, tables, obs, mask, observe_seats, seat, terminal_obs)
+                return moves, status, reward
+    mover = state[CURRENT_PLAYER]
+    if (action != WAIT or moves > 0) and observe_seats[mover]:
+        observe(state, tables, mover, obs)
+    return moves, RUNNING, 0
+
+
+@njit
+def step_until_seat_key(key, counter, num_rows, row):
+    """Key of row ``row``'s draws in call ``counter`` of a ``batch_step_until_seat`` loop."""
+    return np.int64(hash_words(key, counter * num_rows + row) >> np.uint64(1))

@@ -38,6 +38,10 @@ work for all of them):
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
     of :mod:`tardis_envs.core.batch` with the kernels above; ``observe_seats[i, p]``
     says whether row ``i`` writes an observation when seat ``p`` is to move.
+``batch_step_until_seat``
+    also in ``batch.py``: one seat's turn in every game, its action then (where asked)
+    random opponents until it is to move again (:func:`tardis_envs.core.batch.step_until_seat_one`;
+    the self-play training environment's step).
 ``search(root, tables, num_actions, num_players, params, weights, gen, root_visits)``
     also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
     game's kernels and its ``resample_hidden``.
@@ -110,6 +114,7 @@ class Kernels:
     observe: Callable
     batch_reset: Callable
     batch_step: Callable
+    batch_step_until_seat: Callable
     search: Callable
     resample_hidden: Callable
     step_and_mask: Callable
@@ -125,6 +130,7 @@ class Kernels:
             observe=rules.observe,
             batch_reset=batch.batch_reset,
             batch_step=batch.batch_step,
+            batch_step_until_seat=batch.batch_step_until_seat,
             search=batch.search,
             resample_hidden=hidden.resample_hidden,
             step_and_mask=rules.step_and_mask,

@@ -4,7 +4,7 @@ each game spells these out with ``rules.<name>`` instead of sharing one factory)
 from __future__ import annotations
 
 from ...core import search as core_search
-from ...core.batch import next_key, prefetch_state, reset_one, step_one
+from ...core.batch import next_key, prefetch_state, reset_one, step_one, step_until_seat_key, step_until_seat_one
 from ...core.jit import njit, njit_parallel, prange
 from . import hidden, rules
 
@@ -25,6 +25,29 @@ def batch_step(states, tables, actions, obs, masks, rewards, done, observe_seats
             reset_one(
                 rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], observe_seats[i]
             )
+
+
+@njit_parallel
+def batch_step_until_seat(
+    states, tables, actions, obs, masks, observe_seats, seats, random_opponents, key, counter, moves, final_status, rewards, terminal_obs
+):
+    for i in prange(states.shape[0]):
+        moves[i], final_status[i], rewards[i] = step_until_seat_one(
+            rules.init,
+            rules.legal_mask,
+            rules.step_and_mask,
+            rules.observe,
+            states[i],
+            tables,
+            obs[i],
+            masks[i],
+            observe_seats[i],
+            seats[i],
+            actions[i],
+            random_opponents[i],
+            step_until_seat_key(key, counter, states.shape[0], i),
+            terminal_obs[i],
+        )
 
 
 @njit
