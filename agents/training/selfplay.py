@@ -5,7 +5,11 @@ row the learner holds one seat (drawn per game, or fixed) and an opponent from
 the :class:`OpponentPool` (drawn per game) holds all the others. ``step`` plays
 the learner's actions, then lets the opponents move in every row until it is the
 learner's turn again (a game can end on an opponent's move); finished games
-restart at once. Observations are always the learner's view; ``action_masks()``
+restart at once. The learner's actions and the random opponent's moves run in one
+numba call (:meth:`tardis_envs.vector.VectorEnv.step_until_seats`); the other
+opponents choose in their ``act_batch`` between such calls. A restarted game's
+seats change hands after the batch wrote its first observation, so that one is
+written again (``observe_rows``). Observations are always the learner's view; ``action_masks()``
 gives MaskablePPO the learner's legal actions. Rewards are the learner's: +1 / -1
 at the end of a game (truncation 0), 0 otherwise.
 
