@@ -129,6 +129,13 @@ class VectorEnv:
         np.copyto(out, obs)
         return out
 
+    def float_terminal_observations(self, rows) -> np.ndarray:
+        """``float32[len(rows), *obs_shape]``: the views of the final positions that the last
+        :meth:`step_until_seats` returned for games ``rows``."""
+        if self._terminal_obs is None or not self.observations:
+            raise ValueError(f"{self.env_id}: no terminal observations (observations=False, or no step_until_seats() call yet)")
+        return to_float32(self._terminal_obs[rows].reshape((-1, *self.observation_shape)), self._denominators)
+
     @property
     def current_player(self) -> np.ndarray:
         return self.states[:, CURRENT_PLAYER]
@@ -153,7 +160,7 @@ class VectorEnv:
             keys = np.array([seed_to_key(self.seed + i) for i in range(self.num_envs)], dtype=np.int64)
         # step_until_seats' random moves: a stream of their own (no game's key), fixed by the seed
         entropy = None if self.seed is None else [self.seed, UNTIL_SEAT_STREAM]
-        self._step_until_seat_key = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & KEY_MASK
+        self._until_seat_key = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & KEY_MASK
         self._until_seat_calls = 0
         previous = self._threads()
         try:
@@ -257,7 +264,7 @@ class VectorEnv:
                 self._seats(),
                 seats.astype(np.int64, copy=False),
                 random_opponents.astype(np.bool_, copy=False),
-                self._step_until_seat_key,
+                self._until_seat_key,
                 self._until_seat_calls,
                 self._until_moves,
                 self._until_final_status,

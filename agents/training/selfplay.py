@@ -33,7 +33,6 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from tardis_envs import vector
 from tardis_envs.core.batch import WAIT
-from tardis_envs.core.observation import to_float32
 from tardis_envs.core.state import RUNNING, TRUNCATED
 
 from ..base import Agent
@@ -148,7 +147,6 @@ class SelfPlayVecEnv(VecEnv):
         self._random_opponent = np.zeros(num_envs, dtype=np.bool_)  # rows whose opponent moves inside numba
         self.opponent_steps = 0
         self._actions = np.zeros(num_envs, dtype=np.int64)
-        self._denominators = self.game.observation_denominators.astype(np.float32)
         observation_space = spaces.Box(
             low=self.game.observation_low, high=self.game.observation_high, shape=self.game.observation_shape, dtype=np.float32
         )
@@ -174,14 +172,15 @@ class SelfPlayVecEnv(VecEnv):
         """One call of the batched games: ``actions`` in every row (``WAIT``: none), then the
         random opponents' moves until the learner is to move; book the learner's reward and
         the games that ended (they have restarted: new seat and opponent)."""
-        moves, final_status, seat_rewards, terminal = self.vec.step_until_seats(actions, self.learner_seat, self._random_opponent)
+        moves, final_status, seat_rewards, _ = self.vec.step_until_seats(actions, self.learner_seat, self._random_opponent)
         self.opponent_steps += int(moves.sum())
         ended = np.flatnonzero(final_status != RUNNING)
-        for row in ended.tolist():
+        # the learner's views of the final positions (the rows themselves have restarted)
+        terminal = self.vec.float_terminal_observations(ended) if ended.size else None
+        for k, row in enumerate(ended.tolist()):
             rewards[row] += seat_rewards[row]
             dones[row] = True
-            # the learner's view of the final position (the row itself has restarted)
-            infos[row]["terminal_observation"] = to_float32(terminal[row].reshape(self.game.observation_shape), self._denominators)
+            infos[row]["terminal_observation"] = terminal[k]
             infos[row]["TimeLimit.truncated"] = bool(final_status[row] == TRUNCATED)
             infos[row]["opponent"] = self.pool.names[self.opponent[row]]
         self._new_games(ended)
@@ -196,7 +195,7 @@ class SelfPlayVecEnv(VecEnv):
             actions = np.full(self.num_envs, WAIT, dtype=np.int64)
             which = self.opponent[waiting]
             for k in np.unique(which):
-                if self.pool.kinds[k] == "random":
+                if self.pool.random[k]:
                     continue  # a restarted game whose random opponent moves first: WAIT lets it
                 sub = waiting[which == k]
                 agent = self.pool.agents[k]

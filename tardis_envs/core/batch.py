@@ -20,7 +20,7 @@ from numba.extending import intrinsic
 
 from .jit import njit, njit_shared_body
 from .rng import hash_words, rng_new_key
-from .sampling import count_legal, nth_legal
+from .sampling import hashed_legal
 from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED, VARIANT
 
 # the action of a game where nobody moves in this call (step_until_seat_one)
@@ -143,7 +143,7 @@ def step_until_seat_one(
 ):
     """The player to move plays ``action`` (nobody moves when it is ``WAIT``); then, with
     ``random_opponents``, every seat but ``seat`` plays uniformly random legal moves
-    until ``seat`` is to move (draw ``k`` hashed from ``key`` and ``k``). All of it
+    until ``seat`` is to move (move ``k``: :func:`~.sampling.hashed_legal` with ``key``, ``k``). All of it
     without leaving numba: the self-play training environment's step, ``seat`` being
     the learner's.
 
@@ -161,11 +161,10 @@ def step_until_seat_one(
     moves = 0
     if random_opponents:
         while state[CURRENT_PLAYER] != seat:
-            count = count_legal(mask)
-            if count == 0:
+            action = hashed_legal(mask, key, moves)
+            if action < 0:
                 return -1, RUNNING, 0
-            pick = np.int64((hash_words(key, moves) >> np.uint64(11)) % np.uint64(count))
-            step_and_mask(state, tables, nth_legal(mask, pick), mask)
+            step_and_mask(state, tables, action, mask)
             moves += 1
             if state[STATUS] != RUNNING:
                 status, reward = finish_one(init, legal_mask, observe, state, tables, obs, mask, observe_seats, seat, terminal_obs)

@@ -52,18 +52,21 @@ def nth_legal(mask, pick):
     return -1
 
 
+@njit
+def hashed_legal(mask, key, counter):
+    """A uniformly random index with ``mask != 0`` (-1 if none): the ``pick``-th legal
+    action in index order, ``pick`` hashed from ``key`` and ``counter``."""
+    count = count_legal(mask)
+    if count == 0:
+        return -1
+    return nth_legal(mask, np.int64((hash_words(key, counter) >> np.uint64(11)) % np.uint64(count)))
+
+
 @njit_parallel
 def sample_legal(masks, key, counter, out):
-    """``out[i]``: a uniformly random index with ``masks[i] != 0`` (-1 if none):
-    the ``pick``-th legal action in index order, ``pick`` hashed from ``key``,
-    ``counter`` and ``i``."""
+    """``out[i]``: :func:`hashed_legal` of row ``i`` with counter ``counter * rows + i``."""
     for i in prange(masks.shape[0]):
-        count = count_legal(masks[i])
-        if count == 0:
-            out[i] = -1
-            continue
-        pick = np.int64((hash_words(key, counter * masks.shape[0] + i) >> np.uint64(11)) % np.uint64(count))
-        out[i] = nth_legal(masks[i], pick)
+        out[i] = hashed_legal(masks[i], key, counter * masks.shape[0] + i)
 
 
 @njit_parallel
