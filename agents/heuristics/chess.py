@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_parallel, prange
+from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
 from tardis_envs.core.rng import hash_words
-from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED
+from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED, copy_state
 from tardis_envs.games.chess.board import (
     chess_move_legal_given,
     encode_move,
@@ -120,7 +120,7 @@ def mobility(state, moves):
     return own - theirs
 
 
-@njit
+@njit_alloc
 def evaluate(state, weights, moves):
     """Score of the position for the side to move (``moves``: scratch buffer)."""
     me = state[CURRENT_PLAYER]
@@ -179,7 +179,7 @@ def capture_order(state, action, weights):
     return 16.0 * weights[(victim & 7) - 1] - attacker_value
 
 
-@njit
+@njit_alloc
 def _sort_by_key(actions, keys, n):
     """Order the first ``n`` actions by ascending key (stable); returns ``n``."""
     order = np.argsort(keys[:n], kind="mergesort")
@@ -263,7 +263,7 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
     best = stand if capture_only else -INF
     for i in range(n):
         action = actions[i]
-        child[:] = state[:]
+        copy_state(child, state)
         step(child, tables, action)
         if child[STATUS] != RUNNING:
             value = _terminal_value(child, mover, height)
@@ -289,7 +289,7 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
 MAX_HEIGHT = 24
 
 
-@njit
+@njit_alloc
 def choose(state, tables, weights):
     depth = int(weights[W_DEPTH])
     quiescence = int(weights[W_QUIESCENCE])
@@ -309,7 +309,7 @@ def choose(state, tables, weights):
     for action in range(root_mask.shape[0]):
         if root_mask[action] == 0:
             continue
-        child[:] = state[:]
+        copy_state(child, state)
         step(child, tables, action)
         if child[STATUS] != RUNNING:
             value = _terminal_value(child, mover, height - 1)

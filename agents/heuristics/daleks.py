@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_parallel, prange
+from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
 from tardis_envs.core.state import CURRENT_PLAYER
 from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks.abilities import ab, card_field, from_hand, holds, sonic_cost
@@ -294,7 +294,7 @@ def outcome_values(state, tables, seat, slot, z, weights):
     return win, lose
 
 
-@njit
+@njit_alloc
 def zone_score(state, tables, seat, slot, z, weights):
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
     known = zone_need(state, tables, slot, z, need)
@@ -315,7 +315,7 @@ def zone_score(state, tables, seat, slot, z, weights):
     return p * win - (1.0 - p) * lose
 
 
-@njit
+@njit_alloc
 def new_tile_score(state, tables, seat, weights):
     """What an unknown new Location is worth on average (tiles neither in play nor discarded)."""
     total = 0.0
@@ -351,7 +351,7 @@ def new_tile_score(state, tables, seat, weights):
     return total / count
 
 
-@njit
+@njit_alloc
 def tile_zone_score(state, tables, seat, tile, z, weights):
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
     counts = np.zeros(4, dtype=np.int64)
@@ -379,7 +379,7 @@ def best_of(scores, mask):
     return best
 
 
-@njit
+@njit_alloc
 def travel_choice(state, tables, weights, mask, seat):
     scores = np.full(L.NUM_ACTIONS, -1e17)
     tax = 0.0
@@ -419,7 +419,7 @@ def companion_strength(tables, k):
     return n
 
 
-@njit
+@njit_alloc
 def recruit_choice(state, tables, weights, mask, seat):
     """A Linked Companion whose dice and Focus raise the odds most, else a random one from
     the deck (a Companion always adds a die), when paying is cheap."""
@@ -447,7 +447,7 @@ def recruit_choice(state, tables, weights, mask, seat):
     return L.A_DONE
 
 
-@njit
+@njit_alloc
 def team_odds(state, tables, seat, helper, mode, need):
     """Odds of the adventure with ``helper`` helping in ``mode`` (0: alone)."""
     slot = state[L.ADV_SLOT]
@@ -504,7 +504,7 @@ def challenge_need(state, need):
         need[s] = state[L.CHALLENGE + s]
 
 
-@njit
+@njit_alloc
 def call_choice(state, tables, weights, mask, seat):
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
     challenge_need(state, need)
@@ -525,7 +525,7 @@ def call_choice(state, tables, weights, mask, seat):
     return best
 
 
-@njit
+@njit_alloc
 def answer_choice(state, tables, weights, mask, seat):
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
     challenge_need(state, need)
@@ -535,7 +535,7 @@ def answer_choice(state, tables, weights, mask, seat):
     return L.A_HELP_AFAR
 
 
-@njit
+@njit_alloc
 def pool_odds(state, tables, counts0, counts1, need, exterminations):
     """Odds of two gathered pools after the builder trims to its limit (already done) and
     ``exterminations`` dice are removed."""
@@ -545,7 +545,7 @@ def pool_odds(state, tables, counts0, counts1, need, exterminations):
     return meet_probability(fixed, both, need)
 
 
-@njit
+@njit_alloc
 def pool_choice(state, tables, weights, mask, seat):
     """Focus / added dice by the exact odds after the limit and the exterminations."""
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
@@ -584,7 +584,7 @@ def pool_choice(state, tables, weights, mask, seat):
     return best
 
 
-@njit
+@njit_alloc
 def remove_choice(state, tables, weights, mask, first, pools):
     """The discard / extermination that keeps the odds highest."""
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
@@ -625,7 +625,7 @@ def useful_dice(state, need):
     return mask
 
 
-@njit
+@njit_alloc
 def odds_rerolling(state, need, reroll):
     """Odds if the dice in bitmask ``reroll`` are rolled again and the others kept."""
     fixed = np.zeros(NUM_SYMBOLS, dtype=np.int64)
@@ -716,7 +716,7 @@ def change_pick(state, tables, r, need, own_pool):
     return best, best_p
 
 
-@njit
+@njit_alloc
 def manipulate_choice(state, tables, weights, mask, seat, own_pool):
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
     challenge_need(state, need)
@@ -775,7 +775,7 @@ def manipulate_choice(state, tables, weights, mask, seat, own_pool):
     return best_of(scores, mask)
 
 
-@njit
+@njit_alloc
 def select_choice(state, tables, weights, mask, seat, own_pool):
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
     challenge_need(state, need)
@@ -922,7 +922,7 @@ def own_pool_of(state, seat):
     return -1
 
 
-@njit
+@njit_alloc
 def choose(state, tables, weights):
     mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
     legal_mask(state, tables, mask)

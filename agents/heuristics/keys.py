@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_parallel, prange
-from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED
+from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
+from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
 from tardis_envs.games.keys.content import CENTRE, GRID, NUM_TILES, T_NUM_PLAYERS
 from tardis_envs.games.keys.rules import (
     A_LEAVE,
@@ -100,7 +100,7 @@ def enter_cost(state, tables, seat, tile, known, own, weights):
     return cost
 
 
-@njit
+@njit_alloc
 def route_length(state, tables, seat, known, own, weights):
     """Shortest route cost from ``seat``'s pawn to its goal row (INF if none)."""
     side = seat_side(tables, seat)
@@ -161,7 +161,7 @@ def score(state, tables, seat, known, weights):
     return -mine + block * nearest
 
 
-@njit
+@njit_alloc
 def choose(state, tables, weights):
     """The heuristic's action for the player to move."""
     seat = state[CURRENT_PLAYER]
@@ -175,7 +175,7 @@ def choose(state, tables, weights):
     for action in range(NUM_ACTIONS):
         if mask[action] == 0:
             continue
-        scratch[:] = state
+        copy_state(scratch, state)
         step(scratch, tables, action)
         value = score(scratch, tables, seat, known, weights)
         if moving and A_MOVE <= action < A_LEAVE and scratch[STATUS] == RUNNING:

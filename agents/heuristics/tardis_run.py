@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_parallel, prange
-from tardis_envs.core.state import CURRENT_PLAYER, STATUS, TERMINATED
+from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
+from tardis_envs.core.state import CURRENT_PLAYER, STATUS, TERMINATED, copy_state
 from tardis_envs.games.tardis_run.content import T_TRACK_LENGTH
 from tardis_envs.games.tardis_run.rules import (
     BLACK_PADDLE_OWNER,
@@ -105,7 +105,7 @@ def evaluate(state, tables, seat, weights):
 
 @njit
 def _after_roll(state, tables, seat, rank, seals, scratch, spare, weights):
-    scratch[:] = state
+    copy_state(scratch, state)
     resolve_roll(scratch, tables, seat, rank, seals)
     if scratch[PHASE] == PHASE_EXTRA_MOVE and scratch[CURRENT_PLAYER] == seat:
         return _best_extra(scratch, tables, seat, spare, weights)[1]
@@ -115,10 +115,10 @@ def _after_roll(state, tables, seat, rank, seals, scratch, spare, weights):
 @njit
 def _best_extra(state, tables, seat, scratch, weights):
     """(action, score) of the better extra-move decision."""
-    scratch[:] = state
+    copy_state(scratch, state)
     resolve_extra(scratch, tables, seat, True)
     take = evaluate(scratch, tables, seat, weights)
-    scratch[:] = state
+    copy_state(scratch, state)
     resolve_extra(scratch, tables, seat, False)
     decline = evaluate(scratch, tables, seat, weights)
     if take > decline:
@@ -126,7 +126,7 @@ def _best_extra(state, tables, seat, scratch, weights):
     return DECLINE_EXTRA, decline
 
 
-@njit
+@njit_alloc
 def choose(state, tables, weights):
     """The heuristic's action for the player to move."""
     seat = state[CURRENT_PLAYER]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit, njit_parallel, prange
+from .jit import njit, njit_parallel, njit_parallel_alloc, prange
 from .rng import hash_words
 
 # Actions per block when looking for the chosen action: a block's legal count is a
@@ -69,7 +69,7 @@ def sample_legal(masks, key, counter, out):
         out[i] = hashed_legal(masks[i], key, counter * masks.shape[0] + i)
 
 
-@njit_parallel
+@njit_parallel_alloc
 def first_illegal(masks, actions):
     """Index of the first row whose action is out of range or not legal, else -1."""
     bad = masks.shape[0]

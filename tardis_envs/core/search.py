@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit, njit_shared_body
+from .jit import njit, njit_shared_body_alloc
 from .rng import rng_below, rng_new_key
-from .state import CURRENT_PLAYER, HEADER_SIZE, REWARDS, RNG_COUNTER, RNG_KEY, RUNNING, STATUS
+from .state import CURRENT_PLAYER, HEADER_SIZE, REWARDS, RNG_COUNTER, RNG_KEY, RUNNING, STATUS, copy_state
 
 # params of search_body (float64 array)
 P_SIMULATIONS = 0
@@ -83,7 +83,7 @@ def _random_legal(mask, gen):
     return -1
 
 
-@njit_shared_body
+@njit_shared_body_alloc
 def search_body(step, legal_mask, resample_hidden, policy, root, tables, num_actions, num_players, params, weights, gen, root_visits):
     """Search from ``root`` for its player to move; returns the chosen action and
     writes each root action's visit count into ``root_visits`` (``int64[num_actions]``).
@@ -113,7 +113,7 @@ def search_body(step, legal_mask, resample_hidden, policy, root, tables, num_act
     state = root.copy()
 
     for _ in range(simulations):
-        state[:] = root
+        copy_state(state, root)
         state[RNG_KEY] = rng_new_key(gen, RNG_KEY)  # fresh dice for this simulation
         state[RNG_COUNTER] = 0
         if determinize:

@@ -26,6 +26,8 @@ Game fields follow from ``HEADER_SIZE`` on, with offsets named in the game's
 
 from __future__ import annotations
 
+from .jit import njit
+
 MAX_PLAYERS = 4
 
 CURRENT_PLAYER = 0
@@ -43,3 +45,14 @@ TERMINATED = 1
 TRUNCATED = 2
 
 STATUS_NAMES = {RUNNING: "running", TERMINATED: "terminated", TRUNCATED: "truncated"}
+
+
+@njit
+def copy_state(target, source):
+    """The first ``len(target)`` words of ``source`` into ``target`` (all of a state of
+    the same size; a state with a chance tape attached, :mod:`tardis_envs.core.chance`,
+    is longer than the state itself), word by word: numba's assignment of one array
+    slice to another needs its reference-counting runtime, which the kernels are
+    compiled without (:mod:`tardis_envs.core.jit`)."""
+    for i in range(min(target.shape[0], source.shape[0])):
+        target[i] = source[i]

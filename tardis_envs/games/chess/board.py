@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from ...core.jit import njit, njit_inline
+from ...core.jit import njit, njit_alloc, njit_inline
 from ...core.state import CURRENT_PLAYER
 from .layout import (
     BISHOP,
@@ -834,14 +834,15 @@ def _perft(state, depth, buffers, scratch):
     child = scratch[depth]
     for i in range(n):
         if chess_move_legal_given(state, moves[i], context):
-            child[:CORE_SIZE] = state[:CORE_SIZE]
+            for w in range(CORE_SIZE):  # numba's slice copy needs the runtime (core/jit.py)
+                child[w] = state[w]
             apply_chess_move(child, moves[i])
             child[CURRENT_PLAYER] = 1 - child[CURRENT_PLAYER]
             total += _perft(child, depth - 1, buffers, scratch)
     return total
 
 
-@njit
+@njit_alloc
 def perft(state, depth):
     """Number of legal move sequences of ``depth`` plies (chess moves only)."""
     if depth <= 0:

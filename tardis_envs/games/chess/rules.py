@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit, njit_alloc, stack_empty
 from ...core.rewards import clear_rewards, reward_win
-from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, TRUNCATED
+from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, TRUNCATED, copy_state
 from .board import (
     apply_chess_move,
     chess_move_legal_given,
@@ -218,9 +218,7 @@ def _follow_up_actions(state, mask, write):
             if write:
                 mask[A_TARDIS + frame(sq, mover)] = 1
     if travel_allowed(state):
-        # a copy of the state to rewind in: allocated only here, where a travel is
-        # possible, because an allocation costs as much as generating a few moves
-        scratch = np.empty(state.shape[0], dtype=np.int64)
+        scratch = stack_empty(STATE_SIZE, np.int64)  # a copy of the state to rewind in
         for k in range(1, MAX_TRAVEL + 1):
             if backward_travel_legal(state, k, scratch):
                 count += 1
@@ -256,7 +254,7 @@ def _legal_actions(state, tables, mask, write, stop_at_first):
         if write:
             mask[A_END_TURN] = 1
         return count
-    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    moves = stack_empty(MAX_MOVES, np.int64)
     n = gen_chess_moves(state, moves)
     context = legality_context(state)
     for i in range(n):
@@ -295,7 +293,7 @@ def legal_mask(state, tables, out):
 @njit
 def legal_chess_moves(state, out):
     """Legal chess moves of the side to move as move words; returns the count."""
-    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    moves = stack_empty(MAX_MOVES, np.int64)
     n = gen_chess_moves(state, moves)
     context = legality_context(state)
     k = 0
@@ -363,7 +361,7 @@ def init(state, tables):
     push_history(state)
     state[REP_COUNT] = 1
     state[REP_RING] = position_hash(state)
-    _check_result(state, tables, np.empty(0, dtype=np.int8))
+    _check_result(state, tables, stack_empty(0, np.int8))
 
 
 @njit
@@ -498,7 +496,7 @@ def _begin_turn_record(state):
 
 @njit
 def step(state, tables, action):
-    _play(state, tables, action, np.empty(0, dtype=np.int8))
+    _play(state, tables, action, stack_empty(0, np.int8))
 
 
 @njit
@@ -541,7 +539,7 @@ def _play(state, tables, action, mask):
     _begin_turn_record(state)
     if action < NUM_CHESS_ACTIONS:
         # only the moves of the piece on the action's from-square can match
-        moves = np.empty(MAX_MOVES, dtype=np.int64)
+        moves = stack_empty(MAX_MOVES, np.int64)
         origin, _ = action_squares(state, action)
         block = blocker_square(state)
         if origin < 0:
@@ -597,7 +595,7 @@ def observe(state, tables, player, out):
         mating_moves(state, tables, out, threat_planes_at(tables) + 6 * 64)
 
 
-@njit
+@njit_alloc
 def mating_moves(state, tables, out, at):
     """Mark the from square (``out[at + sq]``) and the to square (``out[at + 64 + sq]``), in the
     mover's frame, of every legal chess move that checkmates at once (after declining the
@@ -609,7 +607,7 @@ def mating_moves(state, tables, out, at):
     for action in range(NUM_CHESS_ACTIONS):
         if mask[action] == 0:
             continue
-        child[:] = state[:]
+        copy_state(child, state)
         step(child, tables, action)
         if child[STATUS] == RUNNING and child[CURRENT_PLAYER] == mover and child[PHASE] == PHASE_FOLLOW_UP:
             step(child, tables, A_END_TURN)

@@ -6,7 +6,7 @@ themselves, entering and leaving the TARDIS included, are in :mod:`.board`.
 from __future__ import annotations
 
 from ...core.jit import njit
-from ...core.state import CURRENT_PLAYER
+from ...core.state import CURRENT_PLAYER, copy_state
 from .board import (
     clear_castling_for,
     in_check,
@@ -269,7 +269,7 @@ def backward_travel_legal(state, k, scratch):
     mover = state[CURRENT_PLAYER]
     if state[BACKWARD_TRAVELS + mover] >= MAX_BACKWARD_TRAVELS or k >= state[HIST_COUNT]:
         return False
-    scratch[:] = state[:]
+    copy_state(scratch, state)
     if not restore_backward(scratch, k):
         return False
     return not in_check(scratch, mover)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit, njit_alloc
 from ...core.rng import rng_shuffle
-from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, RUNNING, STATUS
+from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, RUNNING, STATUS, copy_state
 from .content import NUM_CARDS, NUM_DILEMMAS, NUM_LOCATIONS, T_NUM_PLAYERS
 from .layout import (
     CARD_PLACE,
@@ -29,7 +29,7 @@ from .rules import legal_mask
 MAX_DEALS = 1000
 
 
-@njit
+@njit_alloc
 def redeal_timey_wimey(state, tables, player, cards):
     """The Timey-Wimey deck and the other Doctors' hands: the same cards, each hand
     keeping its size, the rest into the deck."""
@@ -120,7 +120,7 @@ def choices(state, tables, mask):
     return count
 
 
-@njit
+@njit_alloc
 def resample_hidden(state, tables, player):
     """Rewrite in place, at random, everything seat ``player`` cannot see, keeping
     everything its observation (``observe.observe``) shows.
@@ -193,5 +193,5 @@ def resample_hidden(state, tables, player):
         if choices(state, tables, mask) >= needed:
             return
     counter = state[RNG_COUNTER]
-    state[:] = original
+    copy_state(state, original)
     state[RNG_COUNTER] = counter

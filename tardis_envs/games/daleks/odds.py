@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_alloc
 from .content import DIE_FACES, NUM_COLOURS, NUM_SYMBOLS
 
 
-@njit
+@njit_alloc
 def meet_probability(fixed, roll, need):
     """P(the dice meet ``need``): ``fixed[s]`` dice already show symbol ``s`` and
     ``roll[c]`` dice of colour ``c`` are rolled (``need`` and ``fixed``: int64[6];
@@ -55,7 +55,7 @@ def meet_probability(fixed, roll, need):
     return dist[full]
 
 
-@njit
+@njit_alloc
 def pool_probability(counts, need):
     """P(rolling ``counts[c]`` dice of each colour meets ``need``)."""
     fixed = np.zeros(NUM_SYMBOLS, dtype=np.int64)

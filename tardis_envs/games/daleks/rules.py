@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit, njit_alloc
 from ...core.rewards import clear_rewards
 from ...core.rng import rng_shuffle
 from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS
@@ -312,7 +312,7 @@ def advance(state, tables, scratch):
     truncate(state)
 
 
-@njit
+@njit_alloc
 def init(state, tables):
     n = tables[T_NUM_PLAYERS]
     first = tables[T_FIRST_GAME]
@@ -388,7 +388,7 @@ def init(state, tables):
     advance(state, tables, scratch)
 
 
-@njit
+@njit_alloc
 def step(state, tables, action):
     step_and_mask(state, tables, action, np.zeros(NUM_ACTIONS, dtype=np.int8))
 

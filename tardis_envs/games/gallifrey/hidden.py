@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_alloc
 from ...core.rng import PPM, rng_below, rng_ppm, rng_shuffle
 from ...core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS
 from .content import DECK_SIZE, T_FORCED_PPM
 from .rules import DECK, DECK_POS, F_FORCED, NUM_ACTIONS, PENDING, legal_mask, side
 
 
-@njit
+@njit_alloc
 def resample_hidden(state, tables, player):
     """Rewrite in place, at random, everything seat ``player`` cannot see, keeping
     everything its observation (``rules.observe``) shows.

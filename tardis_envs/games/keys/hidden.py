@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit_alloc
 from ...core.rng import rng_shuffle
 from ...core.state import RNG_KEY
 from .content import NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_NUM_PLAYERS
 from .rules import DECK, DECK_SIZE, HAND, MAX_CARDS, TILE_COLOUR, TILE_KIND, TILE_REVEALED
 
 
-@njit
+@njit_alloc
 def resample_hidden(state, tables, player):
     """Rewrite in place, at random, everything seat ``player`` cannot see, keeping
     everything its observation (``rules.observe``) shows.

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
+from ...core.jit import njit, njit_alloc
 from ...core.observation import put
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_shuffle
@@ -535,7 +535,7 @@ def move_pawn(state, tables, seat, action):
 
 
 # --- the kernel contract ---------------------------------------------------------------
-@njit
+@njit_alloc
 def init(state, tables):
     n = tables[T_NUM_PLAYERS]
     state[CURRENT_PLAYER] = 0
