@@ -18,7 +18,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ...core.jit import njit, njit_alloc, njit_inline
-from ...core.state import CURRENT_PLAYER
+from ...core.state import CURRENT_PLAYER, copy_state
 from .layout import (
     BISHOP,
     BLACK,
@@ -834,8 +834,7 @@ def _perft(state, depth, buffers, scratch):
     child = scratch[depth]
     for i in range(n):
         if chess_move_legal_given(state, moves[i], context):
-            for w in range(CORE_SIZE):  # numba's slice copy needs the runtime (core/jit.py)
-                child[w] = state[w]
+            copy_state(child[:CORE_SIZE], state)
             apply_chess_move(child, moves[i])
             child[CURRENT_PLAYER] = 1 - child[CURRENT_PLAYER]
             total += _perft(child, depth - 1, buffers, scratch)
