@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from tardis_envs.core.batch import PREFETCH_STATE_BYTES, prefetch_row, prefetch_state
-from tardis_envs.core.sampling import count_legal, nth_legal
+from tardis_envs.core.rng import hash_words
+from tardis_envs.core.sampling import BLOCK, count_legal, hashed_legal, nth_legal, nth_set_bit, popcount
 
 
 @numba.njit
@@ -41,3 +42,40 @@ def test_nth_legal_and_count_legal():
     assert count_legal(mask) == len(legal)
     assert [nth_legal(mask, k) for k in range(len(legal) + 1)] == legal + [-1]
     assert nth_legal(np.zeros(70, dtype=np.int8), 0) == -1
+
+
+@numba.njit
+def _popcount(word):
+    return popcount(word)
+
+
+def test_popcount_and_nth_set_bit_against_python():
+    rng = np.random.default_rng(3)
+    words = [0, 1, 2**63, 2**64 - 1, 0x5555555555555555] + [int(w) for w in rng.integers(0, 2**63, 300, dtype=np.int64)]
+    words += [w | (1 << 63) for w in words[5:50]] + [1 << k for k in range(64)]
+    for word in words:
+        positions = [k for k in range(64) if (word >> k) & 1]
+        assert _popcount(np.uint64(word)) == len(positions)
+        assert [nth_set_bit(np.uint64(word), n) for n in range(len(positions))] == positions
+
+
+@pytest.mark.parametrize("num_actions", [1, 11, BLOCK - 1, BLOCK, BLOCK + 1, 256, 421, 4773])
+def test_the_legal_pick_is_the_pick_th_legal_action_for_every_mask_size(num_actions):
+    """The pick reads masks a block of 64 at a time and a shorter tail bit by bit:
+    every size, density and value (any nonzero entry is legal) gives the ``pick``-th
+    legal action in index order, and :func:`hashed_legal` draws exactly the action
+    its documented formula names (the random opponents' moves do not depend on how
+    the mask is read)."""
+    rng = np.random.default_rng(num_actions)
+    for density in (0.0, 0.02, 0.3, 1.0):
+        for _ in range(5):
+            mask = ((rng.random(num_actions) < density) * rng.integers(1, 4, num_actions)).astype(np.int8)
+            legal = list(np.flatnonzero(mask))
+            assert count_legal(mask) == len(legal)
+            assert [nth_legal(mask, k) for k in range(len(legal) + 2)] == legal + [-1, -1]
+            for counter in range(8):
+                if not legal:
+                    assert hashed_legal(mask, 5, counter) == -1
+                    continue
+                pick = int((hash_words(5, counter) >> np.uint64(11)) % np.uint64(len(legal)))
+                assert hashed_legal(mask, 5, counter) == legal[pick]
