@@ -138,16 +138,25 @@ def square_of(seat, progress, track_length):
 
 
 @njit
+def _order(state, high, low):
+    """Compare-exchange: the larger of two progress words first (no branch)."""
+    a = state[high]
+    b = state[low]
+    state[high] = max(a, b)
+    state[low] = min(a, b)
+
+
+@njit
 def sort_pieces(state, seat):
-    """Keep a side's pieces sorted by progress, most advanced first."""
+    """Keep a side's pieces sorted by progress, most advanced first: a sorting
+    network of five compare-exchanges, with no branch for a random roll to make
+    the processor mispredict, as an insertion sort's loop exits did."""
     base = PROGRESS + NUM_PIECES * seat
-    for i in range(1, NUM_PIECES):
-        value = state[base + i]
-        j = i - 1
-        while j >= 0 and state[base + j] < value:
-            state[base + j + 1] = state[base + j]
-            j -= 1
-        state[base + j + 1] = value
+    _order(state, base, base + 1)
+    _order(state, base + 2, base + 3)
+    _order(state, base, base + 2)
+    _order(state, base + 1, base + 3)
+    _order(state, base + 1, base + 2)
 
 
 @njit
@@ -159,16 +168,6 @@ def all_escaped(state, seat, track_length):
 
 
 @njit
-def pieces_on_square(state, seat, square, track_length):
-    count = 0
-    for r in range(NUM_PIECES):
-        p = state[PROGRESS + NUM_PIECES * seat + r]
-        if 1 <= p <= track_length and square_of(seat, p, track_length) == square:
-            count += 1
-    return count
-
-
-@njit
 def land(state, seat, rank, square, track_length):
     """Move a piece onto ``square`` with the stacking rules.
 
@@ -176,20 +175,26 @@ def land(state, seat, rank, square, track_length):
     number of opponent pieces captured (0 or 1). Re-sorts both sides.
     """
     other = 1 - seat
-    mine = pieces_on_square(state, seat, square, track_length)
-    theirs = pieces_on_square(state, other, square, track_length)
+    mine_base = PROGRESS + NUM_PIECES * seat
+    theirs_base = PROGRESS + NUM_PIECES * other
+    # the progress each side has on ``square`` (1..L: only a piece on the track matches)
+    mine_there = square_of(seat, square, track_length)
+    theirs_there = square_of(other, square, track_length)
+    mine = 0
+    theirs = 0
+    for r in range(NUM_PIECES):
+        mine += state[mine_base + r] == mine_there
+        theirs += state[theirs_base + r] == theirs_there
     if mine + theirs >= 2:
         return -1
     captures = 0
     if theirs == 1:
         for r in range(NUM_PIECES):
-            at = PROGRESS + NUM_PIECES * other + r
-            p = state[at]
-            if 1 <= p <= track_length and square_of(other, p, track_length) == square:
-                state[at] = 0
+            if state[theirs_base + r] == theirs_there:
+                state[theirs_base + r] = 0
         sort_pieces(state, other)
         captures = 1
-    state[PROGRESS + NUM_PIECES * seat + rank] = square_of(seat, square, track_length)
+    state[mine_base + rank] = mine_there
     sort_pieces(state, seat)
     return captures
 
