@@ -411,3 +411,47 @@ def test_content_errors_name_the_file_and_key():
         "human soldier",
         "companion",
     }
+
+
+@pytest.mark.parametrize("mode", ["contest", "dramatic", "climactic"])
+def test_the_mask_is_each_actions_rule_over_random_fights(mode):
+    """The mask is written a block of 16 actions at a time; every action's entry must
+    still be its own rule: the Aspects of the role (contest), the two conditions of
+    the Threat Level, a card held (no card only when the GM does not insist, the
+    Acquired cards only while unused) and an Edge only with Edges left."""
+    from tardis_envs.games.gallifrey.content import C_NUM_ACQUIRED, T_THREAT
+    from tardis_envs.games.gallifrey.rules import character_base, contest_attacker
+
+    rng = np.random.default_rng(0)
+    for threat in ("trivial", "dangerous", "deadly"):
+        g = gallifrey_duel_v1.Game(mode=mode, threat=threat, forced_draw_p=0.3)
+        state = g.new_state(int(rng.integers(1000)))
+        mask = np.zeros(g.num_actions, dtype=np.int8)
+        for _ in range(300):
+            rules.legal_mask(state, g.tables, mask)
+            if state[STATUS] != RUNNING:
+                assert not mask.any()
+                state = g.new_state(int(rng.integers(1000)))
+                continue
+            seat = state[CURRENT_PLAYER]
+            held = g.tables[character_base(g.tables, state[side(seat, rules.F_CHARACTER)]) + C_NUM_ACQUIRED]
+            low = g.tables[T_THREAT]
+            for a in range(g.num_actions):
+                attack, defence = rules.action_attack(a), rules.action_defence(a)
+                card, edge = rules.action_card(a), rules.action_edge(a)
+                role_ok = True
+                if mode == "contest":
+                    role_ok = defence == 0 if seat == contest_attacker(state) else attack == 0
+                card_ok = (
+                    (card == rules.CARD_NONE and state[side(seat, F_FORCED)] == 0)
+                    or card == CARD_DRAW
+                    or (card >= 2 and state[side(seat, F_ACQUIRED_USED)] == 0 and card < 2 + 2 * held)
+                )
+                expected = (
+                    role_ok
+                    and low <= rules.action_condition(a) < low + 2
+                    and card_ok
+                    and (edge == 0 or state[side(seat, F_EDGES_LEFT)] > 0)
+                )
+                assert mask[a] == expected, (mode, threat, g.action_to_string(state, a))
+            rules.step(state, g.tables, int(rng.choice(np.flatnonzero(mask))))

@@ -36,7 +36,9 @@ attacker's ``defence`` and the defender's ``attack`` must be 0 (unused).
 
 from __future__ import annotations
 
-from ...core.jit import njit
+import numpy as np
+
+from ...core.jit import njit, stack_empty
 from ...core.observation import put
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_below, rng_ppm, rng_shuffle
@@ -242,8 +244,8 @@ def legal_mask(state, tables, out):
     the legal Aspects (contest: the role's only), the two conditions of the
     Threat Level, the cards (no card unless the GM insists; the Acquired
     cards held, unless used) and the Edge (with Edges left)."""
-    out[:] = 0
     if state[STATUS] != RUNNING:
+        out[:] = 0
         return
     seat = state[CURRENT_PLAYER]
     attacks = 2
@@ -259,16 +261,21 @@ def legal_mask(state, tables, out):
         cards |= 1 << CARD_NONE
     if state[side(seat, F_ACQUIRED_USED)] == 0:
         held = tables[character_base(tables, state[side(seat, F_CHARACTER)]) + C_NUM_ACQUIRED]
-        for card in range(2, 2 + 2 * held):
-            cards |= 1 << card
-    edges = 2 if state[side(seat, F_EDGES_LEFT)] > 0 else 1
-    for attack in range(attacks):
-        for defence in range(defences):
-            for condition in range(low, low + 2):
-                for card in range(8):
-                    if (cards >> card) & 1:
-                        for edge in range(edges):
-                            out[make_action(attack, defence, condition, card, edge)] = 1
+        cards |= ((1 << (2 * held)) - 1) << 2  # choices 2 .. 2 + 2 * held - 1
+    # The 16 actions of one (attack, defence, condition) are ``card * 2 + edge``, and
+    # which of them are legal is the same for every legal (attack, defence, condition):
+    # ``row``, written into each such block of 16 (a vector copy), zeros elsewhere.
+    edges = 1 if state[side(seat, F_EDGES_LEFT)] > 0 else 0
+    row = stack_empty(16, np.int8)
+    for j in range(16):
+        row[j] = ((cards >> (j >> 1)) & 1) & (edges | (1 - (j & 1)))
+    for block in range(NUM_ACTIONS // 16):
+        attack = block >> 3
+        defence = (block >> 2) & 1
+        condition = block & 3
+        legal = np.int8((attack < attacks) & (defence < defences) & (condition >= low) & (condition < low + 2))
+        for j in range(16):
+            out[16 * block + j] = row[j] * legal
 
 
 @njit
