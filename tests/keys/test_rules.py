@@ -449,3 +449,50 @@ def test_opening_layout_and_deal():
         env.reset(seed=seed)
         layouts.add(tuple(t["kind"] for t in env.unwrapped.describe()["grid"].values()))
     assert len(layouts) == 5
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_tile_card_actions_follow_each_tiles_rules_over_random_games(num_players):
+    """The play mask writes every tile's five card actions (Key, Sonic Screwdriver,
+    unbar, Time Barrier, Jam Cookie) without a branch on the board; each entry must
+    still be what the tile's rules say, as ``can_toggle`` and ``pawn_on`` state them."""
+    import numpy as np
+
+    game = tardis_envs.env_module("keys_to_the_tardis_v0").Game(num_players=num_players)
+    rng = np.random.default_rng(num_players)
+    state = game.new_state(1)
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    checked = 0
+    for _ in range(1500):
+        rules.legal_mask(state, game.tables, mask)
+        if state[rules.STATUS] != rules.RUNNING:
+            state = game.new_state(int(rng.integers(1000)))
+            continue
+        if state[rules.PHASE] == rules.PHASE_PLAY:
+            seat = state[rules.CURRENT_PLAYER]
+            side = rules.seat_side(game.tables, seat)
+            hand = rules.HAND + rules.NUM_CARD_TYPES * seat
+            for t in range(rules.NUM_TILES):
+                a = rules.rel_to_abs(side, t)
+                barred = state[rules.TILE_BARRIER + a] == 1
+                toggleable = a != rules.CENTRE and rules.can_toggle(state, game.tables, a)
+                colour = state[rules.TILE_COLOUR + a]
+                expected = {
+                    rules.A_KEY: toggleable and state[hand + rules.CARD_KEY + colour] > 0,
+                    rules.A_SONIC: toggleable and state[hand + rules.CARD_SONIC] > 0,
+                    rules.A_UNBAR: barred and state[hand + rules.CARD_SONIC] > 0,
+                    rules.A_BARRIER: state[hand + rules.CARD_BARRIER] > 0
+                    and a != rules.CENTRE
+                    and not barred
+                    and rules.pawn_on(state, game.tables, a) < 0,
+                    rules.A_COOKIE: state[hand + rules.CARD_COOKIE] > 0
+                    and state[rules.TILE_KIND + a] == rules.KIND_DALEK
+                    and state[rules.TILE_REVEALED + a] == 1
+                    and state[rules.TILE_COOKIE + a] == 0
+                    and not barred,
+                }
+                for offset, legal_there in expected.items():
+                    assert mask[offset + t] == legal_there, (offset, t)
+            checked += 1
+        rules.step(state, game.tables, int(rng.choice(np.flatnonzero(mask))))
+    assert checked > 300

@@ -264,6 +264,16 @@ def pawn_on(state, tables, tile):
 
 
 @njit
+def pawn_tiles(state, tables):
+    """The tiles under a pawn, as bits of one word (bit ``tile``)."""
+    occupied = np.int64(0)
+    for s in range(tables[T_NUM_PLAYERS]):
+        if state[PAWN + s] >= 0:
+            occupied |= np.int64(1) << state[PAWN + s]
+    return occupied
+
+
+@njit
 def standable(state, tables, tile):
     """A pawn may stop here: an open door, not an uncookied Dalek door, no
     barrier, no other pawn, never the Control Tile (reached only by teleport)."""
@@ -630,25 +640,24 @@ def play_mask(state, tables, out):
     sonic = state[hand + CARD_SONIC] > 0
     barrier = state[hand + CARD_BARRIER] > 0
     cookie = state[hand + CARD_COOKIE] > 0
+    occupied = pawn_tiles(state, tables)
+    # The five tile actions of every tile are written whatever the board holds: each
+    # is an AND of the tile's facts (can_toggle's rules, with the pawns as one bit
+    # set), so no branch depends on a board a processor cannot predict
     for t in range(NUM_TILES):
         a = rel_to_abs(side, t)
-        if a != CENTRE and can_toggle(state, tables, a):
-            if state[hand + CARD_KEY + state[TILE_COLOUR + a]] > 0:
-                out[A_KEY + t] = 1
-            if sonic:
-                out[A_SONIC + t] = 1
-        if sonic and state[TILE_BARRIER + a] == 1:
-            out[A_UNBAR + t] = 1
-        if barrier and a != CENTRE and state[TILE_BARRIER + a] == 0 and pawn_on(state, tables, a) < 0:
-            out[A_BARRIER + t] = 1
-        if (
-            cookie
-            and state[TILE_KIND + a] == KIND_DALEK
-            and state[TILE_REVEALED + a] == 1
-            and state[TILE_COOKIE + a] == 0
-            and state[TILE_BARRIER + a] == 0
-        ):
-            out[A_COOKIE + t] = 1
+        barred = state[TILE_BARRIER + a] == 1
+        free = ((occupied >> np.int64(a)) & 1) == 0
+        not_centre = a != CENTRE
+        closable = (state[TILE_COOKIE + a] == 0) & free
+        toggleable = not_centre & (not barred) & ((state[TILE_OPEN + a] == 0) | closable)
+        key_held = state[hand + CARD_KEY + max(state[TILE_COLOUR + a], 0)] > 0
+        out[A_KEY + t] = toggleable & key_held
+        out[A_SONIC + t] = toggleable & sonic
+        out[A_UNBAR + t] = sonic & barred
+        out[A_BARRIER + t] = barrier & not_centre & (not barred) & free
+        dalek_door = (state[TILE_KIND + a] == KIND_DALEK) & (state[TILE_REVEALED + a] == 1)
+        out[A_COOKIE + t] = cookie & dalek_door & (state[TILE_COOKIE + a] == 0) & (not barred)
     if state[hand + CARD_TUNNEL] > 0:
         for k in range(NUM_CORNERS):
             for o in range(2):
@@ -749,20 +758,20 @@ def observe(state, tables, player, out):
     total_cards = 0
     for c in range(NUM_CARD_TYPES):
         total_cards += tables[T_CARD_COUNT + c]
+    bonus_used = state[BONUS_USED + player]
+    # Every tile writes the same entries whatever it holds (no branch on the board,
+    # which a processor cannot predict from one game to the next)
     for t in range(NUM_TILES):
         a = rel_to_abs(side, t)
         out[P_OPEN * NUM_TILES + t] = state[TILE_OPEN + a]
-        colour = state[TILE_COLOUR + a]
-        if colour >= 0:
-            out[(P_COLOUR + colour) * NUM_TILES + t] = 1.0
-        if state[TILE_REVEALED + a] == 1:
-            out[(P_KIND + state[TILE_KIND + a]) * NUM_TILES + t] = 1.0
-        else:
-            out[P_KIND_UNKNOWN * NUM_TILES + t] = 1.0
+        colour = state[TILE_COLOUR + a]  # -1 on the Control Tile: a 0 on the first colour plane
+        out[(P_COLOUR + max(colour, 0)) * NUM_TILES + t] = colour >= 0
+        revealed = state[TILE_REVEALED + a]
+        kind_plane = P_KIND + state[TILE_KIND + a] if revealed == 1 else P_KIND_UNKNOWN
+        out[kind_plane * NUM_TILES + t] = 1.0
         out[P_BARRIER * NUM_TILES + t] = state[TILE_BARRIER + a]
         out[P_COOKIE * NUM_TILES + t] = state[TILE_COOKIE + a]
-        if (state[BONUS_USED + player] >> np.int64(a)) & 1:
-            out[P_BONUS_USED * NUM_TILES + t] = 1.0
+        out[P_BONUS_USED * NUM_TILES + t] = (bonus_used >> np.int64(a)) & 1
     # tunnels: visit the few corners that hold one rather than 4 diagonals per tile
     for corner in range(NUM_CORNERS):
         orientation = state[TUNNEL + corner]
