@@ -198,3 +198,41 @@ def test_row_bytes_and_memory_profile_line():
     prof = {"bytes": {"state": 800, "observation": 150, "mask": 50}, "small": 64, "kernels_ns_8192": 400.0, "kernels_ns_64": 100.0}
     line = format_memory_profile("g", {**prof, "row_once_ns": 25.0})
     assert "a row is 1,000 bytes" in line and "memory costs 75%" in line and "moving the row once takes 25 ns" in line
+
+
+def _rules_ab():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import rules_ab
+    finally:
+        sys.path.pop(0)
+    return rules_ab
+
+
+def test_rules_ab_times_a_commits_rules_beside_the_working_trees(capsys):
+    """benchmarks/rules_ab.py loads a game's rules.py from git beside the current one, finds
+    their masks and observations equal, and prints a time for each."""
+    rules_ab = _rules_ab()
+    assert rules_ab.main(["tardis_run_v0", "--base", "HEAD", "--rounds", "1", "--steps", "2000", "--check", "3", "--observe"]) == 0
+    out = capsys.readouterr().out
+    assert "masks and observations equal in 192 positions" in out  # 3 steps x 32 games x 2 dtypes
+    assert "rules.py of HEAD: fastest" in out and "rules.py of working tree: fastest" in out
+    with pytest.raises(SystemExit, match="no-such-commit"):
+        rules_ab.main(["tardis_run_v0", "--base", "no-such-commit", "--rounds", "1"])
+    with pytest.raises(SystemExit, match="expected key=value"):
+        rules_ab.main(["tardis_run_v0", "max_turns"])
+
+
+def test_rules_ab_check_finds_a_differing_mask():
+    from types import SimpleNamespace
+
+    from tardis_envs.games.tardis_run import rules
+
+    def wrong_mask(state, tables, out):
+        rules.legal_mask(state, tables, out)
+        out[rules.ROLL] = 1 - out[rules.ROLL]
+
+    rules_ab = _rules_ab()
+    changed = SimpleNamespace(legal_mask=wrong_mask, observe=rules.observe)
+    with pytest.raises(SystemExit, match="legal masks differ at step 0, game 0"):
+        rules_ab.check("tardis_run_v0", changed, rules, 1, {})

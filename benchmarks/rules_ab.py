@@ -1,0 +1,147 @@
+"""A game's rules kernels at another commit beside the working tree's, in one process.
+
+    python benchmarks/rules_ab.py tardis_run_v0 [--base HEAD~1] [--observe] [--rounds 16]
+    python benchmarks/rules_ab.py keys_to_the_tardis_v0 --base a8b16f5 --check 400 num_players=3
+
+This host runs the same code 10-30% faster or slower from one run to the next (other work
+shares it), which hides a change of a few percent between two separate processes. Here the
+game's ``rules.py`` of ``--base`` (from ``git show``) is loaded beside the current one, as a
+second module of the same package, and both step one game (random legal actions, the batch
+sampler's draw, a reset when the game ends) in alternation, ``--rounds`` times; the fastest
+and the median ns per step of each are printed. Both use the working tree's core, content and
+tables: the comparison is of ``rules.py`` alone, and a base whose ``rules.py`` needs names
+the working tree no longer has cannot be loaded.
+
+``--check N`` first plays N random steps in 32 games and compares the two ``legal_mask`` and
+``observe`` (float32 and compact, every seat) in every position; a difference is an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+import yaml
+
+from tardis_envs import env_module, vector
+from tardis_envs.core.sampling import hashed_legal, sample_legal
+from tardis_envs.core.state import STATUS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_base_rules(rules_module: str, base: str, folder: Path):
+    """``rules_module`` (``tardis_envs.games.<game>.rules``) as it is at commit ``base``."""
+    path = rules_module.replace(".", "/") + ".py"
+    source = subprocess.run(["git", "show", f"{base}:{path}"], cwd=ROOT, capture_output=True, text=True)
+    if source.returncode != 0:
+        raise SystemExit(f"git show {base}:{path} failed: {source.stderr.strip()}")
+    file = folder / f"rules_{base.replace('/', '_').replace('~', '_')}.py"
+    file.write_text(source.stdout)
+    package = rules_module.rsplit(".", 1)[0]
+    module = type(sys)(f"{package}._rules_at_base")
+    module.__package__ = package
+    module.__file__ = str(file)  # numba needs a file to cache the kernels by
+    sys.modules[module.__name__] = module
+    exec(compile(source.stdout, str(file), "exec"), module.__dict__)
+    return module
+
+
+@numba.njit
+def _play(init, step_and_mask, legal_mask, observe, state, tables, mask, obs, steps, with_observation):
+    legal_mask(state, tables, mask)
+    for i in range(steps):
+        step_and_mask(state, tables, hashed_legal(mask, 7, i), mask)
+        if with_observation:
+            observe(state, tables, state[0], obs)
+        if state[STATUS] != 0:  # the next game, on a key of its own
+            key = state[2]
+            state[:] = 0
+            state[2] = key + 1
+            init(state, tables)
+            legal_mask(state, tables, mask)
+
+
+def parse_options(pairs: list[str]) -> dict:
+    """``["num_players=3", "mode=contest"]`` -> rule options (values read as YAML scalars)."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"rule option {pair!r}: expected key=value")
+        options[key] = yaml.safe_load(value)
+    return options
+
+
+def check(env_id: str, old, new, steps: int, options: dict) -> int:
+    positions = 0
+    for obs_dtype in ("float32", "compact"):
+        vec = vector.make(env_id, 32, seed=3, obs_dtype=obs_dtype, **options)
+        vec.reset()
+        actions = np.zeros(32, dtype=np.int64)
+        tables = vec.game.tables
+        for call in range(steps):
+            for i in range(32):
+                state = vec.states[i]
+                masks = [np.full(vec.masks.shape[1], fill, dtype=np.int8) for fill in (7, 9)]
+                for kernels, mask in zip((new, old), masks):
+                    kernels.legal_mask(state, tables, mask)
+                if not np.array_equal(*masks):
+                    raise SystemExit(f"legal masks differ at step {call}, game {i}: actions {np.flatnonzero(masks[0] != masks[1])}")
+                for seat in range(vec.num_players):
+                    views = [np.full(vec._obs_flat.shape[1], fill, dtype=vec._obs_flat.dtype) for fill in (5, 3)]
+                    for kernels, view in zip((new, old), views):
+                        kernels.observe(state, tables, seat, view)
+                    if not np.array_equal(*views):
+                        raise SystemExit(f"{obs_dtype} observations differ at step {call}, game {i}, seat {seat}")
+                positions += 1
+            sample_legal(vec.masks, 0, call, actions)
+            vec.step(actions)
+    return positions
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("env_id")
+    parser.add_argument("options", nargs="*", help="rule options as key=value")
+    parser.add_argument("--base", default="HEAD~1", help="the commit whose rules.py runs beside the working tree's")
+    parser.add_argument("--observe", action="store_true", help="write the mover's observation (compact) after each step")
+    parser.add_argument("--rounds", type=int, default=16)
+    parser.add_argument("--steps", type=int, default=300_000, help="steps per round and side")
+    parser.add_argument("--check", type=int, default=0, metavar="N", help="first compare masks and observations over N random steps")
+    args = parser.parse_args(argv)
+    options = parse_options(args.options)
+    game = env_module(args.env_id).Game(**options)
+    rules_module = type(game).__module__.rsplit(".", 1)[0] + ".rules"
+    new = importlib.import_module(rules_module)
+    with tempfile.TemporaryDirectory() as folder:
+        old = load_base_rules(rules_module, args.base, Path(folder))
+        if args.check:
+            print(f"masks and observations equal in {check(args.env_id, old, new, args.check, options):,} positions")
+        obs = np.zeros_like(vector.make(args.env_id, 1, obs_dtype="compact", **options)._obs_flat[0])
+        times: dict[str, list[float]] = {args.base: [], "working tree": []}
+        for _ in range(args.rounds):
+            for name, kernels in ((args.base, old), ("working tree", new)):
+                state = game.new_state(1)
+                mask = np.zeros(game.num_actions, dtype=np.int8)
+                play = (kernels.init, kernels.step_and_mask, kernels.legal_mask, kernels.observe, state, game.tables, mask, obs)
+                _play(*play, 10, args.observe)
+                started = time.perf_counter()
+                _play(*play, args.steps, args.observe)
+                times[name].append((time.perf_counter() - started) / args.steps * 1e9)
+    what = "step, mask and observation" if args.observe else "step and mask"
+    for name, values in times.items():
+        values.sort()
+        print(f"{args.env_id} {what}, rules.py of {name}: fastest {values[0]:.1f} ns, median {values[len(values) // 2]:.1f} ns a step")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
