@@ -10,7 +10,9 @@ second module of the same package, and both step one game (random legal actions,
 sampler's draw, a reset when the game ends) in alternation, ``--rounds`` times; the fastest
 and the median ns per step of each are printed. Both use the working tree's core, content and
 tables: the comparison is of ``rules.py`` alone, and a base whose ``rules.py`` needs names
-the working tree no longer has cannot be loaded.
+the working tree no longer has cannot be loaded. The base's file is kept in the system's
+temporary folder under ``tardis_envs_rules_ab/<commit>/``, where numba's cache of its kernels
+serves the next run.
 
 ``--check N`` first plays N random steps in 32 games and compares the two ``legal_mask`` and
 ``observe`` (float32 and compact, every seat) in every position; a difference is an error.
@@ -37,18 +39,28 @@ from tardis_envs.core.state import STATUS
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load_base_rules(rules_module: str, base: str, folder: Path):
-    """``rules_module`` (``tardis_envs.games.<game>.rules``) as it is at commit ``base``."""
+def load_base_rules(rules_module: str, base: str):
+    """``rules_module`` (``tardis_envs.games.<game>.rules``) as it is at commit ``base``.
+
+    The file is written to a folder named by the commit (in the system's temporary folder),
+    so numba's cache of its kernels, found by the file's path, serves the next run too."""
+    commit = subprocess.run(["git", "rev-parse", "--verify", f"{base}^{{commit}}"], cwd=ROOT, capture_output=True, text=True)
+    if commit.returncode != 0:
+        raise SystemExit(f"--base {base!r} is not a commit of {ROOT}")
+    commit_hash = commit.stdout.strip()
     path = rules_module.replace(".", "/") + ".py"
-    source = subprocess.run(["git", "show", f"{base}:{path}"], cwd=ROOT, capture_output=True, text=True)
+    source = subprocess.run(["git", "show", f"{commit_hash}:{path}"], cwd=ROOT, capture_output=True, text=True)
     if source.returncode != 0:
         raise SystemExit(f"git show {base}:{path} failed: {source.stderr.strip()}")
-    file = folder / f"rules_{base.replace('/', '_').replace('~', '_')}.py"
-    file.write_text(source.stdout)
+    folder = Path(tempfile.gettempdir()) / "tardis_envs_rules_ab" / commit_hash
+    folder.mkdir(parents=True, exist_ok=True)
+    file = folder / f"{rules_module.split('.')[-2]}_rules.py"
+    if not file.exists() or file.read_text() != source.stdout:
+        file.write_text(source.stdout)
     package = rules_module.rsplit(".", 1)[0]
     module = type(sys)(f"{package}._rules_at_base")
     module.__package__ = package
-    module.__file__ = str(file)  # numba needs a file to cache the kernels by
+    module.__file__ = str(file)  # numba caches the kernels by their file
     sys.modules[module.__name__] = module
     exec(compile(source.stdout, str(file), "exec"), module.__dict__)
     return module
@@ -121,21 +133,20 @@ def main(argv=None) -> int:
     game = env_module(args.env_id).Game(**options)
     rules_module = type(game).__module__.rsplit(".", 1)[0] + ".rules"
     new = importlib.import_module(rules_module)
-    with tempfile.TemporaryDirectory() as folder:
-        old = load_base_rules(rules_module, args.base, Path(folder))
-        if args.check:
-            print(f"masks and observations equal in {check(args.env_id, old, new, args.check, options):,} positions")
-        obs = np.zeros_like(vector.make(args.env_id, 1, obs_dtype="compact", **options)._obs_flat[0])
-        times: dict[str, list[float]] = {args.base: [], "working tree": []}
-        for _ in range(args.rounds):
-            for name, kernels in ((args.base, old), ("working tree", new)):
-                state = game.new_state(1)
-                mask = np.zeros(game.num_actions, dtype=np.int8)
-                play = (kernels.init, kernels.step_and_mask, kernels.legal_mask, kernels.observe, state, game.tables, mask, obs)
-                _play(*play, 10, args.observe)
-                started = time.perf_counter()
-                _play(*play, args.steps, args.observe)
-                times[name].append((time.perf_counter() - started) / args.steps * 1e9)
+    old = load_base_rules(rules_module, args.base)
+    if args.check:
+        print(f"masks and observations equal in {check(args.env_id, old, new, args.check, options):,} positions")
+    obs = np.zeros_like(vector.make(args.env_id, 1, obs_dtype="compact", **options)._obs_flat[0])
+    times: dict[str, list[float]] = {args.base: [], "working tree": []}
+    for _ in range(args.rounds):
+        for name, kernels in ((args.base, old), ("working tree", new)):
+            state = game.new_state(1)
+            mask = np.zeros(game.num_actions, dtype=np.int8)
+            play = (kernels.init, kernels.step_and_mask, kernels.legal_mask, kernels.observe, state, game.tables, mask, obs)
+            _play(*play, 10, args.observe)
+            started = time.perf_counter()
+            _play(*play, args.steps, args.observe)
+            times[name].append((time.perf_counter() - started) / args.steps * 1e9)
     what = "step, mask and observation" if args.observe else "step and mask"
     for name, values in times.items():
         values.sort()
