@@ -581,8 +581,11 @@ def observe(state, tables, player, out):
     out[O_FLUX + state[FLUX]] = 1.0
     out[O_WAR + tables[c + C_WAR]] = 1.0
     out[O_FAULT + tables[c + C_FAULT]] = 1.0
-    for i in range(state[DECK_POS], DECK_SIZE):
-        out[O_DECK + state[DECK + i]] = 1.0
+    # every card of the Time Deck: 1 while it is still to be drawn (a fixed loop: the
+    # number left is as random as the game)
+    deck_pos = state[DECK_POS]
+    for i in range(DECK_SIZE):
+        out[O_DECK + state[DECK + i]] = i >= deck_pos
     put(out, O_DECK_SIZE, DECK_SIZE - state[DECK_POS], DECK_SIZE)
     out[O_MODE + tables[T_MODE]] = 1.0
     out[O_THREAT + tables[T_THREAT]] = 1.0
