@@ -6,7 +6,7 @@ import pytest
 
 from tardis_envs.core.batch import PREFETCH_STATE_BYTES, prefetch_row, prefetch_state
 from tardis_envs.core.rng import hash_words
-from tardis_envs.core.sampling import BLOCK, count_legal, hashed_legal, nth_legal, nth_set_bit, popcount
+from tardis_envs.core.sampling import BLOCK, count_legal, hashed_legal, nth_legal, nth_set_bit, popcount, sample_legal
 
 
 @numba.njit
@@ -79,3 +79,24 @@ def test_the_legal_pick_is_the_pick_th_legal_action_for_every_mask_size(num_acti
                     continue
                 pick = int((hash_words(5, counter) >> np.uint64(11)) % np.uint64(len(legal)))
                 assert hashed_legal(mask, 5, counter) == legal[pick]
+
+
+def test_the_legal_pick_reads_masks_of_any_dtype_and_layout():
+    """The kernels' masks are contiguous int8 rows (read 64 at a time with a vector
+    compare); a caller's bool, wider or strided masks take the entry-by-entry path and
+    give the same picks."""
+    rng = np.random.default_rng(11)
+    base = (rng.random((6, 300)) < 0.2).astype(np.int8)
+    expected = [[nth_legal(row, k) for k in range(12)] for row in base]
+    for masks in (base.astype(np.bool_), base.astype(np.int32), np.asfortranarray(base), base.T.copy().T):
+        for row, want in zip(masks, expected):
+            assert [nth_legal(row, k) for k in range(12)] == want
+    strided = np.zeros((6, 600), dtype=np.int8)
+    strided[:, ::2] = base
+    for row, want in zip(strided[:, ::2], expected):
+        assert [nth_legal(row, k) for k in range(12)] == want
+    out = np.zeros(6, dtype=np.int64)
+    sample_legal(base.astype(np.bool_), 3, 1, out)
+    picks = np.zeros(6, dtype=np.int64)
+    sample_legal(base, 3, 1, picks)
+    assert np.array_equal(out, picks)

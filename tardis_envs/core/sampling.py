@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba.core import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from .jit import njit, njit_parallel, njit_parallel_alloc, prange
 from .rng import hash_words
@@ -23,11 +23,15 @@ from .rng import hash_words
 BLOCK = 64
 
 
+def _is_contiguous_bytes(mask) -> bool:
+    return isinstance(mask, types.Array) and isinstance(mask.dtype, types.Integer) and mask.dtype.bitwidth == 8 and mask.layout == "C"
+
+
 @intrinsic
 def _nonzero_bits(typingctx, mask, start):
     """Bit ``a`` set where ``mask[start + a] != 0``, for ``a`` in ``0..63``: one 64-byte
     load and a vector compare. The caller keeps ``start + 64 <= mask.size``."""
-    if not isinstance(mask, types.Array) or mask.dtype.bitwidth != 8 or mask.layout != "C":
+    if not _is_contiguous_bytes(mask):
         return None
 
     def codegen(context, builder, signature, args):
@@ -40,6 +44,29 @@ def _nonzero_bits(typingctx, mask, start):
         return builder.bitcast(legal, ir.IntType(BLOCK))
 
     return types.uint64(mask, types.int64), codegen
+
+
+def block_bits(mask, start):  # pragma: no cover - replaced in numba by the overload below
+    """Bit ``a`` set where ``mask[start + a] != 0``, for ``a`` in ``0..63``."""
+    raise NotImplementedError("block_bits runs inside numba only")
+
+
+@overload(block_bits)
+def _block_bits(mask, start):
+    if _is_contiguous_bytes(mask):  # the int8 / uint8 masks of the kernels: one vector compare
+
+        def vector_compare(mask, start):
+            return _nonzero_bits(mask, start)
+
+        return vector_compare
+
+    def entry_by_entry(mask, start):  # any other mask (bool, wider, strided) a caller hands in
+        bits = np.uint64(0)
+        for a in range(BLOCK):
+            bits |= np.uint64(mask[start + a] != 0) << np.uint64(a)
+        return bits
+
+    return entry_by_entry
 
 
 @intrinsic
@@ -104,7 +131,7 @@ def nth_legal(mask, pick):
     whole_blocks = num_actions // BLOCK * BLOCK
     start = 0
     while start < whole_blocks:
-        bits = _nonzero_bits(mask, start)
+        bits = block_bits(mask, start)
         in_block = np.int64(popcount(bits))
         if pick < in_block:
             return start + nth_set_bit(bits, pick)
