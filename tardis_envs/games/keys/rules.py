@@ -319,6 +319,17 @@ def can_toggle(state, tables, tile):
 
 
 @njit
+def can_toggle_given(state, tile, occupied):
+    """:func:`can_toggle` with the pawns' tiles given as bits (:func:`pawn_tiles`),
+    computed as one AND of the tile's facts, with no branch on the board: for a mask
+    that asks it of every tile."""
+    barred = state[TILE_BARRIER + tile] == 1
+    free = ((occupied >> np.int64(tile)) & 1) == 0
+    closable = (state[TILE_COOKIE + tile] == 0) & free
+    return (tile != CENTRE) & (not barred) & ((state[TILE_OPEN + tile] == 0) | closable)
+
+
+@njit
 def toggle(state, tile):
     if state[TILE_OPEN + tile] == 1:
         state[TILE_OPEN + tile] = 0
@@ -642,15 +653,14 @@ def play_mask(state, tables, out):
     cookie = state[hand + CARD_COOKIE] > 0
     occupied = pawn_tiles(state, tables)
     # The five tile actions of every tile are written whatever the board holds: each
-    # is an AND of the tile's facts (can_toggle's rules, with the pawns as one bit
-    # set), so no branch depends on a board a processor cannot predict
+    # is an AND of the tile's facts (can_toggle_given, the pawns as one set of bits),
+    # so no branch depends on a board a processor cannot predict
     for t in range(NUM_TILES):
         a = rel_to_abs(side, t)
         barred = state[TILE_BARRIER + a] == 1
         free = ((occupied >> np.int64(a)) & 1) == 0
         not_centre = a != CENTRE
-        closable = (state[TILE_COOKIE + a] == 0) & free
-        toggleable = not_centre & (not barred) & ((state[TILE_OPEN + a] == 0) | closable)
+        toggleable = can_toggle_given(state, a, occupied)
         key_held = state[hand + CARD_KEY + max(state[TILE_COLOUR + a], 0)] > 0
         out[A_KEY + t] = toggleable & key_held
         out[A_SONIC + t] = toggleable & sonic
