@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_alloc
+from ...core.jit import njit, njit_alloc, stack_empty
 from ...core.rewards import clear_rewards
 from ...core.rng import rng_shuffle
 from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS
@@ -388,9 +388,11 @@ def init(state, tables):
     advance(state, tables, scratch)
 
 
-@njit_alloc
+@njit
 def step(state, tables, action):
-    step_and_mask(state, tables, action, np.zeros(NUM_ACTIONS, dtype=np.int8))
+    # the mask advance works out is thrown away: a buffer in the stack frame, not an
+    # allocation a step (decision_mask writes every entry before it is read)
+    step_and_mask(state, tables, action, stack_empty(NUM_ACTIONS, np.int8))
 
 
 @njit
