@@ -6,7 +6,7 @@ import pytest
 
 from tardis_envs.core.batch import PREFETCH_STATE_BYTES, prefetch_row, prefetch_state
 from tardis_envs.core.rng import hash_words
-from tardis_envs.core.sampling import BLOCK, count_legal, hashed_legal, nth_legal, nth_set_bit, popcount, sample_legal
+from tardis_envs.core.sampling import BLOCK, count_legal, hashed_legal, nth_legal, nth_set_bit, popcount, sample_legal, tail_bits
 
 
 @numba.njit
@@ -79,6 +79,32 @@ def test_the_legal_pick_is_the_pick_th_legal_action_for_every_mask_size(num_acti
                     continue
                 pick = int((hash_words(5, counter) >> np.uint64(11)) % np.uint64(len(legal)))
                 assert hashed_legal(mask, 5, counter) == legal[pick]
+
+
+@numba.njit
+def _tail_bits(mask, start):
+    return tail_bits(mask, start)
+
+
+def test_the_tail_of_a_mask_is_read_as_bits_for_every_length_and_dtype():
+    """The last ``size - start < 64`` entries of a mask as one word of bits (a masked load
+    on processors with AVX-512BW, entry by entry elsewhere), against Python: every tail
+    length from 0 to 63, int8 and uint8 rows ending where the buffer ends (a load that
+    read past the end would read another row's entries or fault), and a bool mask."""
+    rng = np.random.default_rng(5)
+    for size in (1, 11, 37, BLOCK - 1, BLOCK + 37, 2 * BLOCK):
+        for dtype in (np.int8, np.uint8, np.bool_):
+            masks = ((rng.random((4, size)) < 0.5) * rng.integers(1, 3, (4, size))).astype(dtype)
+            masks[-1, -1] = 1  # the buffer's last byte is legal: the last row's tail must see it
+            for row in masks:
+                for start in range(max(size - BLOCK + 1, 0), size + 1):
+                    want = sum(1 << (a - start) for a in range(start, size) if row[a])
+                    assert int(_tail_bits(row, start)) == want, (size, dtype, start)
+    # a row of 11 followed by a poisoned byte that a wider load would count
+    buffer = np.zeros(12, dtype=np.int8)
+    buffer[:11] = (np.arange(11) % 3 == 0).astype(np.int8)
+    buffer[11] = 1
+    assert int(_tail_bits(buffer[:11], 0)) == sum(1 << a for a in range(11) if a % 3 == 0)
 
 
 def test_the_legal_pick_reads_masks_of_any_dtype_and_layout():
