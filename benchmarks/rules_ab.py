@@ -8,14 +8,16 @@ shares it), which hides a change of a few percent between two separate processes
 game's ``rules.py`` of ``--base`` (from ``git show``) is loaded beside the current one, as a
 second module of the same package, and both step one game (random legal actions, the batch
 sampler's draw, a reset when the game ends) in alternation, ``--rounds`` times; the fastest
-and the median ns per step of each are printed. Both use the working tree's core, content and
+and the median ns per step of each are printed. Each plays on a state of its own module's
+``STATE_SIZE``, so a base from before a change of the state's layout can be timed too. Both use the working tree's core, content and
 tables: the comparison is of ``rules.py`` alone, and a base whose ``rules.py`` needs names
 the working tree no longer has cannot be loaded. The base's file is kept in the system's
 temporary folder under ``tardis_envs_rules_ab/<commit>/``, where numba's cache of its kernels
 serves the next run.
 
 ``--check N`` first plays N random steps in 32 games and compares the two ``legal_mask`` and
-``observe`` (float32 and compact, every seat) in every position; a difference is an error.
+``observe`` (float32 and compact, every seat) in every position; a difference is an error
+(and so is a base whose state has another layout: it cannot read the working tree's states).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import yaml
 
 from tardis_envs import env_module, vector
 from tardis_envs.core.sampling import hashed_legal, sample_legal
-from tardis_envs.core.state import STATUS
+from tardis_envs.core.state import RNG_KEY, STATUS, VARIANT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,6 +81,21 @@ def _play(init, step_and_mask, legal_mask, observe, state, tables, mask, obs, st
             state[2] = key + 1
             init(state, tables)
             legal_mask(state, tables, mask)
+
+
+def state_size(game, kernels) -> int:
+    """Words of state ``kernels`` play on: their module's ``STATE_SIZE`` (a base from before a
+    change of the state's layout has its own), else the working tree's."""
+    return int(getattr(kernels, "STATE_SIZE", game.state_size))
+
+
+def opening(game, kernels, key: int) -> np.ndarray:
+    """The opening of generator key ``key`` by ``kernels``' own ``init``, in a state of their size."""
+    state = np.zeros(state_size(game, kernels), dtype=np.int64)
+    state[RNG_KEY] = key
+    state[VARIANT] = game.variant
+    kernels.init(state, game.tables)
+    return state
 
 
 def parse_options(pairs: list[str]) -> dict:
@@ -135,12 +152,17 @@ def main(argv=None) -> int:
     new = importlib.import_module(rules_module)
     old = load_base_rules(rules_module, args.base)
     if args.check:
+        if state_size(game, old) != state_size(game, new):
+            raise SystemExit(
+                f"--check: the state of {args.base} has {state_size(game, old)} words and the working tree's "
+                f"{state_size(game, new)}: the two cannot be shown one position; time them without --check"
+            )
         print(f"masks and observations equal in {check(args.env_id, old, new, args.check, options):,} positions")
     obs = np.zeros_like(vector.make(args.env_id, 1, obs_dtype="compact", **options)._obs_flat[0])
     times: dict[str, list[float]] = {args.base: [], "working tree": []}
     for _ in range(args.rounds):
         for name, kernels in ((args.base, old), ("working tree", new)):
-            state = game.new_state(1)
+            state = opening(game, kernels, 1)
             mask = np.zeros(game.num_actions, dtype=np.int8)
             play = (kernels.init, kernels.step_and_mask, kernels.legal_mask, kernels.observe, state, game.tables, mask, obs)
             _play(*play, 10, args.observe)

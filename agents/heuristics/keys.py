@@ -34,31 +34,33 @@ from tardis_envs.games.keys.rules import (
     CARD_KEY,
     CARD_SONIC,
     DIRECTIONS,
+    DOORS_OPEN,
     HAND,
+    JAM_COOKIES,
     KIND_DALEK,
     KIND_EXTRA_TURN,
     KIND_KEY_TILE,
     KIND_TELEPORT,
+    KIND_TILES,
+    KINDS_REVEALED,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     PANDORICA,
     PAWN,
     PHASE,
     PHASE_MOVE,
-    TILE_BARRIER,
-    TILE_COLOUR,
-    TILE_COOKIE,
-    TILE_KIND,
-    TILE_OPEN,
-    TILE_REVEALED,
+    TIME_BARRIERS,
     TUNNEL,
     WINNER,
     abs_to_rel,
     corner_of,
     legal_mask,
     neighbour,
+    on_tile,
     seat_side,
     step,
+    tile_colour,
+    tile_kind,
 )
 
 INF = 1e9
@@ -85,13 +87,13 @@ def enter_cost(state, tables, seat, tile, known, own, weights):
     for s in range(tables[T_NUM_PLAYERS]):
         if s != seat and state[PAWN + s] == tile:
             cost += weights[W_PAWN]
-    if state[TILE_BARRIER + tile] == 1:
+    if on_tile(state, TIME_BARRIERS, tile) == 1:
         cost += 1.0 if sonic else weights[W_BARRIER]
-    if known[tile] == 1 and state[TILE_KIND + tile] == KIND_DALEK and state[TILE_COOKIE + tile] == 0:
+    if known[tile] == 1 and on_tile(state, KIND_TILES + KIND_DALEK, tile) == 1 and on_tile(state, JAM_COOKIES, tile) == 0:
         cookie = own and state[hand + CARD_COOKIE] > 0
         return cost + (1.5 if cookie else weights[W_DALEK])
-    if state[TILE_OPEN + tile] == 0:
-        key = own and state[hand + CARD_KEY + state[TILE_COLOUR + tile]] > 0
+    if on_tile(state, DOORS_OPEN, tile) == 0:
+        key = own and state[hand + CARD_KEY + tile_colour(state, tile)] > 0
         cost += weights[W_DOOR_IN_HAND] if (key or sonic) else weights[W_DOOR]
         if known[tile] == 0:
             cost += weights[W_UNKNOWN]
@@ -127,7 +129,7 @@ def route_length(state, tables, seat, known, own, weights):
         if u != CENTRE and abs_to_rel(side, u) // GRID == GRID - 1:
             best = du if du < best else best
             continue
-        if state[TILE_KIND + u] == KIND_TELEPORT and known[u] == 1 and u != pawn and dist[CENTRE] > du:
+        if on_tile(state, KIND_TILES + KIND_TELEPORT, u) == 1 and known[u] == 1 and u != pawn and dist[CENTRE] > du:
             dist[CENTRE] = du  # arriving on a Teleport tile jumps to the Control Tile
         for d in range(8):
             v = neighbour(u, DIRECTIONS[d, 0], DIRECTIONS[d, 1])
@@ -165,7 +167,9 @@ def score(state, tables, seat, known, weights):
 def choose(state, tables, weights):
     """The heuristic's action for the player to move."""
     seat = state[CURRENT_PLAYER]
-    known = state[TILE_REVEALED : TILE_REVEALED + NUM_TILES].copy()
+    known = np.zeros(NUM_TILES, dtype=np.int64)  # the kinds public now (the look-ahead may open doors)
+    for t in range(NUM_TILES):
+        known[t] = on_tile(state, KINDS_REVEALED, t)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     legal_mask(state, tables, mask)
     scratch = state.copy()
@@ -181,7 +185,7 @@ def choose(state, tables, weights):
         if moving and A_MOVE <= action < A_LEAVE and scratch[STATUS] == RUNNING:
             tile = scratch[PAWN + seat]
             if tile >= 0:
-                kind = state[TILE_KIND + tile]
+                kind = tile_kind(state, tile)
                 fresh = (state[BONUS_USED + seat] >> np.int64(tile)) & 1 == 0
                 if fresh and (kind == KIND_EXTRA_TURN or kind == KIND_KEY_TILE):
                     value += weights[W_BONUS_TILE]

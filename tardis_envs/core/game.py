@@ -197,7 +197,7 @@ class Game:
 
     def check_state(self, state: Any) -> np.ndarray:
         """Validate a state given by a user; returns it as a contiguous int64 copy."""
-        arr = np.asarray(state)
+        arr = self._from_earlier_layout(np.asarray(state))
         if arr.ndim != 1 or arr.shape[0] != self.state_size:
             raise ValueError(f"{self.spec.env_id}: state must be a 1-D array of length {self.state_size}, got shape {arr.shape}")
         if arr.dtype != np.int64:
@@ -232,6 +232,13 @@ class Game:
 
     def _check_fields(self, state: np.ndarray) -> None:
         """Game-specific consistency checks; raise ``ValueError`` naming the field."""
+
+    def _from_earlier_layout(self, state: np.ndarray) -> np.ndarray:
+        """A state saved under an earlier layout of this game's state (same env id: the
+        rules, observation and actions did not change, only how the state is stored),
+        told apart by its length, rewritten in the current layout; any other array as it
+        is. A game whose layout changed overrides this, so that no saved state is lost."""
+        return state
 
     # --- an illegal action ends the game (the envs' "terminate" mode) -----------------
     def end_by_illegal_action(self, state: np.ndarray, seat: int) -> None:

@@ -51,17 +51,13 @@ def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players):
         # (b) deck order
         rng.shuffle(deck)
         # (c) the kinds of two hidden tiles of one colour
-        hidden = [t for t in range(NUM_TILES) if t != CENTRE and not changed[rules.TILE_REVEALED + t]]
-        pairs = [
-            (a, b)
-            for a in hidden
-            for b in hidden
-            if changed[rules.TILE_COLOUR + a] == changed[rules.TILE_COLOUR + b]
-            and changed[rules.TILE_KIND + a] != changed[rules.TILE_KIND + b]
-        ]
+        revealed, colours, kinds = rules.tile_facts(changed, rules.KINDS_REVEALED), rules.tile_colours(changed), rules.tile_kinds(changed)
+        hidden = [t for t in range(NUM_TILES) if t != CENTRE and not revealed[t]]
+        pairs = [(a, b) for a in hidden for b in hidden if colours[a] == colours[b] and kinds[a] != kinds[b]]
         assert pairs, "some hidden tiles remain"
         a, b = pairs[0]
-        changed[rules.TILE_KIND + a], changed[rules.TILE_KIND + b] = changed[rules.TILE_KIND + b], changed[rules.TILE_KIND + a]
+        rules.set_tile_kind(changed, a, kinds[b])
+        rules.set_tile_kind(changed, b, kinds[a])
         changed = raw.game.check_state(changed)
         assert not np.array_equal(changed, state)
         for seat in range(num_players):
@@ -82,8 +78,8 @@ def test_revealed_kinds_and_own_hand_are_seen():
     assert np.allclose(obs[rules.S_HAND : rules.S_HAND + 10], hand / 4)
     assert obs[rules.P_KIND_UNKNOWN * NUM_TILES : (rules.P_KIND_UNKNOWN + 1) * NUM_TILES].sum() == 48
     opened = state.copy()
-    opened[rules.TILE_OPEN + 0] = 1
-    opened[rules.TILE_REVEALED + 0] = 1
+    rules.set_on_tile(opened, rules.DOORS_OPEN, 0, 1)
+    rules.set_on_tile(opened, rules.KINDS_REVEALED, 0, 1)
     obs = raw.game.observation(opened, 0)
-    kind = opened[rules.TILE_KIND + 0]
+    kind = rules.tile_kind(opened, 0)
     assert obs[(rules.P_KIND + kind) * NUM_TILES + 0] == 1

@@ -8,7 +8,7 @@ import tardis_envs
 from tardis_envs import vector
 from tardis_envs.core.state import STATUS
 from tardis_envs.games.keys import rules
-from tardis_envs.games.keys.content import CENTRE, NUM_TILES
+from tardis_envs.games.keys.content import CENTRE
 
 from . import naive
 
@@ -23,9 +23,9 @@ def check_invariants(game, states, masks):
         in_hands = sum(states[:, rules.HAND + 10 * s + c] for s in range(n))
         total = in_deck + in_hands + states[:, rules.DISCARD + c]
         if c == rules.CARD_BARRIER:
-            total += states[:, rules.TILE_BARRIER : rules.TILE_BARRIER + NUM_TILES].sum(axis=1)
+            total += rules.tile_facts(states, rules.TIME_BARRIERS).sum(axis=1)
         if c == rules.CARD_COOKIE:
-            total += states[:, rules.TILE_COOKIE : rules.TILE_COOKIE + NUM_TILES].sum(axis=1)
+            total += rules.tile_facts(states, rules.JAM_COOKIES).sum(axis=1)
         if c == rules.CARD_TUNNEL:
             total += (states[:, rules.TUNNEL : rules.TUNNEL + rules.NUM_CORNERS] > 0).sum(axis=1)
         if c == rules.CARD_PANDORICA:
@@ -37,10 +37,15 @@ def check_invariants(game, states, masks):
             assert not ((pawns[:, i] == pawns[:, j]) & (pawns[:, i] >= 0)).any(), "two pawns on a tile"
         rows = np.flatnonzero((pawns[:, i] >= 0) & (pawns[:, i] != CENTRE))
         tiles = pawns[rows, i]
-        assert (states[rows, rules.TILE_OPEN + tiles] == 1).all(), "pawn on a closed door"
-        assert (states[rows, rules.TILE_BARRIER + tiles] == 0).all(), "pawn on a barrier"
-        dalek = states[rows, rules.TILE_KIND + tiles] == rules.KIND_DALEK
-        assert (states[rows, rules.TILE_COOKIE + tiles][dalek] == 1).all(), "pawn on a Dalek door"
+        under = np.arange(rows.size), tiles  # [game, tile] of each pawn
+
+        def under_pawns(facts):
+            return rules.tile_facts(states[rows], facts)[under]
+
+        assert (under_pawns(rules.DOORS_OPEN) == 1).all(), "pawn on a closed door"
+        assert (under_pawns(rules.TIME_BARRIERS) == 0).all(), "pawn on a barrier"
+        dalek = rules.tile_kinds(states[rows])[under] == rules.KIND_DALEK
+        assert (under_pawns(rules.JAM_COOKIES)[dalek] == 1).all(), "pawn on a Dalek door"
     assert (masks.sum(axis=1) > 0).all(), "a live game has a legal action"
 
 

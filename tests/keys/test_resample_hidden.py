@@ -32,7 +32,7 @@ def legal_mask(g, state):
 
 
 def face_down(state):
-    return np.flatnonzero(state[rules.TILE_REVEALED : rules.TILE_REVEALED + NUM_TILES] == 0)
+    return np.flatnonzero(rules.tile_facts(state, rules.KINDS_REVEALED) == 0)
 
 
 def hand_words(seat):
@@ -40,8 +40,9 @@ def hand_words(seat):
 
 
 def tile_words(state):
-    """Words a redeal may change on the board: the kinds of the face-down doors."""
-    return [rules.TILE_KIND + int(t) for t in face_down(state)]
+    """Words a redeal may change on the board: the sets of tiles of each kind, when
+    some door is face down (only those doors' bits: :func:`resample_and_check`)."""
+    return list(range(rules.KIND_TILES, rules.KIND_TILES + rules.NUM_KINDS)) if face_down(state).size else []
 
 
 def card_words(g, state, player):
@@ -53,7 +54,7 @@ def card_words(g, state, player):
 def tiles_hidden(state):
     """Some colour has face-down doors of two kinds: more than one arrangement fits."""
     down = face_down(state)
-    colours, kinds = state[rules.TILE_COLOUR + down], state[rules.TILE_KIND + down]
+    colours, kinds = rules.tile_colours(state)[down], rules.tile_kinds(state)[down]
     return any(len(set(kinds[colours == c].tolist())) > 1 for c in range(4))
 
 
@@ -67,7 +68,7 @@ def cards_hidden(g, state, player):
 
 def tile_set(state):
     """The door tiles as a multiset of (colour, kind)."""
-    return sorted(zip(state[rules.TILE_COLOUR : rules.TILE_COLOUR + NUM_TILES], state[rules.TILE_KIND : rules.TILE_KIND + NUM_TILES]))
+    return sorted(zip(rules.tile_colours(state).tolist(), rules.tile_kinds(state).tolist()))
 
 
 def resample_and_check(g, state, player):
@@ -83,6 +84,8 @@ def resample_and_check(g, state, player):
     kept = np.ones(state.shape[0], dtype=bool)
     kept[[RNG_COUNTER, *tile_words(state), *card_words(g, state, player)]] = False
     assert np.array_equal(redealt[kept], state[kept]), "a word the seat sees (or public history) changed"
+    face_up = rules.tile_facts(state, rules.KINDS_REVEALED) == 1
+    assert np.array_equal(rules.tile_kinds(redealt)[face_up], rules.tile_kinds(state)[face_up]), "a face-up kind changed"
     assert (redealt[rules.DECK + int(state[rules.DECK_SIZE]) : rules.DECK + rules.MAX_CARDS] == -1).all()
     return redealt
 
@@ -121,9 +124,7 @@ def test_a_redeal_keeps_what_the_seat_sees_and_play_goes_on(num_players, reveal_
                 for player in range(num_players):
                     redealt = resample_and_check(g, state, player)
                     if reveal_tiles:
-                        assert np.array_equal(
-                            redealt[rules.TILE_KIND : rules.TILE_KIND + NUM_TILES], state[rules.TILE_KIND : rules.TILE_KIND + NUM_TILES]
-                        )
+                        assert np.array_equal(rules.tile_kinds(redealt), rules.tile_kinds(state))
                     assert_redeals_vary(g, state, player)
                     if step % 45 == 0:
                         play_out(g, redealt, rng)
@@ -165,8 +166,8 @@ def test_nothing_hidden_nothing_changes(reveal_tiles):
     g = keys(num_players=2, reveal_tiles=reveal_tiles)
     state = arranged(g, g.new_state(7), {0: [SONIC] * 3, 1: [SONIC] * 3}, [SONIC] * 5)
     if not reveal_tiles:
-        kinds = state[rules.TILE_KIND : rules.TILE_KIND + NUM_TILES]
-        state[rules.TILE_REVEALED : rules.TILE_REVEALED + NUM_TILES] = kinds != TILE_KINDS.index("plain")
+        face_up = rules.tile_kinds(state) != TILE_KINDS.index("plain")
+        state[rules.KINDS_REVEALED] = int((face_up.astype(np.int64) << np.arange(NUM_TILES)).sum())
         assert face_down(state).size == 28
     for player in (0, 1):
         assert not tiles_hidden(state) and not cards_hidden(g, state, player)
@@ -180,16 +181,16 @@ def test_the_face_down_kinds_are_uniform_over_their_arrangements():
     # four red doors face down, one each of plain, Dalek, Key tile and Extra Turn: 24 arrangements
     g = keys(num_players=2)
     state = g.new_state(3)
-    colours = state[rules.TILE_COLOUR : rules.TILE_COLOUR + NUM_TILES]
-    kinds = state[rules.TILE_KIND : rules.TILE_KIND + NUM_TILES]
+    colours, kinds = rules.tile_colours(state), rules.tile_kinds(state)
     doors = [int(np.flatnonzero((colours == RED) & (kinds == kind))[0]) for kind in range(4)]
-    state[rules.TILE_REVEALED : rules.TILE_REVEALED + NUM_TILES] = 1
-    state[rules.TILE_REVEALED + np.array(doors)] = 0
+    state[rules.KINDS_REVEALED] = rules.ALL_TILES
+    for door in doors:
+        rules.set_on_tile(state, rules.KINDS_REVEALED, door, 0)
     state = g.check_state(state)
     counts = dict.fromkeys(itertools.permutations(range(4)), 0)
     for key in range(4800):
         redealt = redeal_from(g, state, 1, key)
-        counts[tuple(redealt[rules.TILE_KIND + np.array(doors)].tolist())] += 1  # a KeyError: a kind left the red doors
+        counts[tuple(rules.tile_kinds(redealt)[doors].tolist())] += 1  # a KeyError: a kind left the red doors
     assert chisquare(list(counts.values())).pvalue > 1e-3, counts
 
 

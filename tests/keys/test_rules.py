@@ -455,7 +455,7 @@ def test_opening_layout_and_deal():
 def test_the_tile_card_actions_follow_each_tiles_rules_over_random_games(num_players):
     """The play mask writes every tile's five card actions (Key, Sonic Screwdriver,
     unbar, Time Barrier, Jam Cookie) without a branch on the board; each entry must
-    still be what the tile's rules say, as ``can_toggle`` and ``pawn_on`` state them."""
+    still be what the tile's rules say, stated here tile by tile (and ``can_toggle`` must agree)."""
     import numpy as np
 
     game = tardis_envs.env_module("keys_to_the_tardis_v0").Game(num_players=num_players)
@@ -474,21 +474,24 @@ def test_the_tile_card_actions_follow_each_tiles_rules_over_random_games(num_pla
             hand = rules.HAND + rules.NUM_CARD_TYPES * seat
             for t in range(rules.NUM_TILES):
                 a = rules.rel_to_abs(side, t)
-                barred = state[rules.TILE_BARRIER + a] == 1
-                toggleable = a != rules.CENTRE and rules.can_toggle(state, game.tables, a)
-                colour = state[rules.TILE_COLOUR + a]
+                barred = rules.on_tile(state, rules.TIME_BARRIERS, a) == 1
+                free = rules.pawn_on(state, game.tables, a) < 0
+                # the door rule, stated here tile by tile: no barrier, not the Control Tile;
+                # closing an open door needs no Jam Cookie and no pawn on it
+                is_open = rules.on_tile(state, rules.DOORS_OPEN, a) == 1
+                cookie_on = rules.on_tile(state, rules.JAM_COOKIES, a) == 1
+                toggleable = a != rules.CENTRE and not barred and (not is_open or (not cookie_on and free))
+                assert toggleable == rules.can_toggle(state, game.tables, a)
+                colour = rules.tile_colour(state, a)
                 expected = {
                     rules.A_KEY: toggleable and state[hand + rules.CARD_KEY + colour] > 0,
                     rules.A_SONIC: toggleable and state[hand + rules.CARD_SONIC] > 0,
                     rules.A_UNBAR: barred and state[hand + rules.CARD_SONIC] > 0,
-                    rules.A_BARRIER: state[hand + rules.CARD_BARRIER] > 0
-                    and a != rules.CENTRE
-                    and not barred
-                    and rules.pawn_on(state, game.tables, a) < 0,
+                    rules.A_BARRIER: state[hand + rules.CARD_BARRIER] > 0 and a != rules.CENTRE and not barred and free,
                     rules.A_COOKIE: state[hand + rules.CARD_COOKIE] > 0
-                    and state[rules.TILE_KIND + a] == rules.KIND_DALEK
-                    and state[rules.TILE_REVEALED + a] == 1
-                    and state[rules.TILE_COOKIE + a] == 0
+                    and rules.tile_kind(state, a) == rules.KIND_DALEK
+                    and rules.on_tile(state, rules.KINDS_REVEALED, a) == 1
+                    and not cookie_on
                     and not barred,
                 }
                 for offset, legal_there in expected.items():
@@ -496,3 +499,36 @@ def test_the_tile_card_actions_follow_each_tiles_rules_over_random_games(num_pla
             checked += 1
         rules.step(state, game.tables, int(rng.choice(np.flatnonzero(mask))))
     assert checked > 300
+
+
+def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
+    """States that ``get_state()`` returned before the board's facts became sets of tiles
+    (541 words: a word per tile for each fact), saved by that code with its ``describe()``
+    (tests/keys/data/earlier_layout_states.json), load into the current layout as the
+    same position and play on; a corrupt one is refused, naming what is wrong."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+
+    from tardis_envs.games.keys.game import EARLIER_STATE_SIZE
+
+    records = json.loads((Path(__file__).parent / "data" / "earlier_layout_states.json").read_text())
+    for record in records:
+        env = tardis_envs.make("keys_to_the_tardis_v0", **record["options"])
+        env.reset(seed=0)
+        saved = np.array(record["state"], dtype=np.int64)
+        assert saved.size == EARLIER_STATE_SIZE
+        env.unwrapped.set_state(saved)
+        assert env.unwrapped.describe() == record["describe"]
+        assert env.unwrapped.get_state().size == rules.STATE_SIZE < EARLIER_STATE_SIZE
+        for _ in range(5):
+            if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+                break
+            env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    corrupt = np.array(records[0]["state"], dtype=np.int64)
+    corrupt[rules.HEADER_SIZE + 3] = 7  # a colour that does not exist
+    env = tardis_envs.make("keys_to_the_tardis_v0", **records[0]["options"])
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="earlier layout.*colours or kinds"):
+        env.unwrapped.set_state(corrupt)

@@ -59,12 +59,6 @@ from .rules import (
     PHASE_OVER,
     PHASE_PLAY,
     STATE_SIZE,
-    TILE_BARRIER,
-    TILE_COLOUR,
-    TILE_COOKIE,
-    TILE_KIND,
-    TILE_OPEN,
-    TILE_REVEALED,
     TUNNEL,
     TURN,
     WINNER,
@@ -89,6 +83,13 @@ SPEC = GameSpec(
         "max_turns": Option(400, "turns (one player's turn each) before truncation", kind=int, minimum=1),
     },
 )
+
+
+# The state before the board's facts became sets of tiles: six words per tile (colour,
+# kind, open, revealed, barrier, cookie) where the current layout has
+# ``TUNNEL - DOORS_OPEN`` words; the rest was laid out as now.
+EARLIER_BOARD_WORDS = 6 * NUM_TILES
+EARLIER_STATE_SIZE = STATE_SIZE - (TUNNEL - rules.DOORS_OPEN) + EARLIER_BOARD_WORDS
 
 
 class KeysToTheTardis(Game):
@@ -132,8 +133,8 @@ class KeysToTheTardis(Game):
 
     def cards_on_board(self, state: np.ndarray) -> dict[int, int]:
         return {
-            rules.CARD_BARRIER: int(state[TILE_BARRIER : TILE_BARRIER + NUM_TILES].sum()),
-            rules.CARD_COOKIE: int(state[TILE_COOKIE : TILE_COOKIE + NUM_TILES].sum()),
+            rules.CARD_BARRIER: int(rules.tile_facts(state, rules.TIME_BARRIERS).sum()),
+            rules.CARD_COOKIE: int(rules.tile_facts(state, rules.JAM_COOKIES).sum()),
             rules.CARD_TUNNEL: int(np.count_nonzero(state[TUNNEL : TUNNEL + NUM_CORNERS])),
             rules.CARD_PANDORICA: int(np.count_nonzero(state[PANDORICA : PANDORICA + self.num_players])),
         }
@@ -150,6 +151,31 @@ class KeysToTheTardis(Game):
             totals[card] += count
         return totals
 
+    def _from_earlier_layout(self, state: np.ndarray) -> np.ndarray:
+        """A state of the layout before the board's facts became sets of tiles (up to
+        tardis_envs commit 4abd339, ``EARLIER_STATE_SIZE`` words: one word per tile for each
+        of colour, kind, open, revealed, barrier and cookie, then the same words as now),
+        rewritten in the current layout; any other array as it is."""
+        if state.ndim != 1 or state.shape[0] != EARLIER_STATE_SIZE or not np.issubdtype(state.dtype, np.integer):
+            return state
+        fields = state[rules.HEADER_SIZE : rules.HEADER_SIZE + EARLIER_BOARD_WORDS].astype(np.int64).reshape(6, NUM_TILES)
+        colours, kinds, flags = fields[0], fields[1], fields[2:]
+        if ((colours < -1) | (colours >= rules.NUM_COLOURS)).any() or ((kinds < 0) | (kinds >= rules.NUM_KINDS)).any():
+            raise ValueError(f"{self.spec.env_id}: corrupt state (earlier layout): tile colours or kinds out of range")
+        if not np.isin(flags, (0, 1)).all():
+            raise ValueError(f"{self.spec.env_id}: corrupt state (earlier layout): tile flags must be 0 or 1")
+        bits = np.int64(1) << np.arange(NUM_TILES, dtype=np.int64)
+        current = np.zeros(STATE_SIZE, dtype=np.int64)
+        current[: rules.HEADER_SIZE] = state[: rules.HEADER_SIZE]
+        for facts, flag in zip((rules.DOORS_OPEN, rules.KINDS_REVEALED, rules.TIME_BARRIERS, rules.JAM_COOKIES), flags):
+            current[facts] = int(bits[flag == 1].sum())
+        for c in range(rules.NUM_COLOURS):
+            current[rules.COLOUR_TILES + c] = int(bits[colours == c].sum())
+        for k in range(rules.NUM_KINDS):
+            current[rules.KIND_TILES + k] = int(bits[kinds == k].sum())
+        current[TUNNEL:] = state[rules.HEADER_SIZE + EARLIER_BOARD_WORDS :]
+        return current
+
     def _check_fields(self, state: np.ndarray) -> None:
         env_id, n = self.spec.env_id, self.num_players
         fail = lambda what: ValueError(f"{env_id}: corrupt state: {what}")  # noqa: E731
@@ -164,18 +190,23 @@ class KeysToTheTardis(Game):
         totals = self.card_totals(state)
         if not np.array_equal(totals, expected):
             raise fail(f"cards by type {totals.tolist()} do not add up to {expected.tolist()}")
-        kinds = state[TILE_KIND : TILE_KIND + NUM_TILES]
-        colours = state[TILE_COLOUR : TILE_COLOUR + NUM_TILES]
-        if kinds[CENTRE] != rules.KIND_CONTROL or colours[CENTRE] != -1 or state[TILE_OPEN + CENTRE] != 1:
+        board = state[rules.DOORS_OPEN : rules.TUNNEL]
+        if ((board < 0) | (board > rules.ALL_TILES)).any():
+            raise fail(f"a set of tiles has bits past the {NUM_TILES} tiles")
+        if (rules.tile_facts(state, np.arange(rules.KIND_TILES, rules.TUNNEL)).sum(axis=0) != 1).any():
+            raise fail("every tile must have exactly one kind")
+        colour_counts = rules.tile_facts(state, np.arange(rules.COLOUR_TILES, rules.KIND_TILES)).sum(axis=0)
+        kinds = rules.tile_kinds(state)
+        colours = rules.tile_colours(state)
+        if kinds[CENTRE] != rules.KIND_CONTROL or colour_counts[CENTRE] != 0 or not rules.on_tile(state, rules.DOORS_OPEN, CENTRE):
             raise fail("the Control Tile is not at the centre")
+        if (np.delete(colour_counts, CENTRE) != 1).any():
+            raise fail("every door must have exactly one colour")
         for colour in range(4):
             for kind, name in enumerate(TILE_KINDS[:-1]):
                 count = int(np.sum((colours == colour) & (kinds == kind)))
                 if count != self.components.tiles_per_colour[name]:
                     raise fail(f"{count} {self.components.colours[colour]} {name} tiles")
-        for field in (TILE_OPEN, TILE_REVEALED, TILE_BARRIER, TILE_COOKIE):
-            if not np.isin(state[field : field + NUM_TILES], (0, 1)).all():
-                raise fail(f"tile flags must be 0 or 1 (offset {field})")
         if not np.isin(state[TUNNEL : TUNNEL + NUM_CORNERS], (0, 1, 2)).all():
             raise fail("tunnel orientation must be 0, 1 or 2")
         pawns = [int(p) for p in state[PAWN : PAWN + n]]
@@ -185,8 +216,8 @@ class KeysToTheTardis(Game):
         for seat, p in enumerate(pawns):
             if p < 0 or p == CENTRE:
                 continue
-            dalek = state[TILE_KIND + p] == rules.KIND_DALEK and not state[TILE_COOKIE + p]
-            if not state[TILE_OPEN + p] or state[TILE_BARRIER + p] or dalek:
+            dalek = kinds[p] == rules.KIND_DALEK and not rules.on_tile(state, rules.JAM_COOKIES, p)
+            if not rules.on_tile(state, rules.DOORS_OPEN, p) or rules.on_tile(state, rules.TIME_BARRIERS, p) or dalek:
                 raise fail(f"{self.agent_names[seat]}'s pawn stands on {square_name(p)}, where no pawn may stand")
         if state[PHASE] not in PHASE_NAMES or (state[PHASE] == PHASE_OVER) != (state[STATUS] != RUNNING):
             raise fail(f"phase {state[PHASE]} with status {state[STATUS]}")
@@ -243,31 +274,34 @@ class KeysToTheTardis(Game):
         for square, spec in (tiles or {}).items():
             t = square_index(square)
             if "colour" in spec or "kind" in spec:
-                colour = colours.index(spec.get("colour", colours[state[TILE_COLOUR + t]]))
-                kind = TILE_KINDS.index(spec.get("kind", TILE_KINDS[state[TILE_KIND + t]]))
+                face_colours, face_kinds = rules.tile_colours(state), rules.tile_kinds(state)
+                colour = colours.index(spec.get("colour", colours[face_colours[t]]))
+                kind = TILE_KINDS.index(spec.get("kind", TILE_KINDS[face_kinds[t]]))
                 others = [
                     u
                     for u in range(NUM_TILES)
-                    if state[TILE_COLOUR + u] == colour
-                    and state[TILE_KIND + u] == kind
-                    and u not in (t, CENTRE)
-                    and square_name(u) not in (tiles or {})
+                    if face_colours[u] == colour and face_kinds[u] == kind and u not in (t, CENTRE) and square_name(u) not in (tiles or {})
                 ]
-                if (state[TILE_COLOUR + t], state[TILE_KIND + t]) != (colour, kind):
+                if (face_colours[t], face_kinds[t]) != (colour, kind):
                     if not others:
                         raise ValueError(f"{self.spec.env_id}: no spare {colours[colour]} {TILE_KINDS[kind]} tile to put on {square}")
-                    u = others[0]
-                    for field in (TILE_COLOUR, TILE_KIND):
-                        state[field + t], state[field + u] = state[field + u], state[field + t]
-            for flag, field in (("open", TILE_OPEN), ("revealed", TILE_REVEALED)):
+                    u = others[0]  # the two tiles trade faces
+                    rules.set_tile_colour(state, u, face_colours[t])
+                    rules.set_tile_kind(state, u, face_kinds[t])
+                    rules.set_tile_colour(state, t, colour)
+                    rules.set_tile_kind(state, t, kind)
+            for flag, facts in (("open", rules.DOORS_OPEN), ("revealed", rules.KINDS_REVEALED)):
                 if flag in spec:
-                    state[field + t] = int(spec[flag])
+                    rules.set_on_tile(state, facts, t, int(spec[flag]))
             if spec.get("open"):
-                state[TILE_REVEALED + t] = 1
-            for flag, field, card in (("barrier", TILE_BARRIER, rules.CARD_BARRIER), ("cookie", TILE_COOKIE, rules.CARD_COOKIE)):
+                rules.set_on_tile(state, rules.KINDS_REVEALED, t, 1)
+            for flag, facts, card in (
+                ("barrier", rules.TIME_BARRIERS, rules.CARD_BARRIER),
+                ("cookie", rules.JAM_COOKIES, rules.CARD_COOKIE),
+            ):
                 if spec.get(flag):
                     take_from_deck(card)
-                    state[field + t] = 1
+                    rules.set_on_tile(state, facts, t, 1)
         for a, b in tunnels or []:
             corner, orientation = rules.corner_of(square_index(a), square_index(b))
             take_from_deck(rules.CARD_TUNNEL)
@@ -296,15 +330,22 @@ class KeysToTheTardis(Game):
         colours = self.components.colours
         pawns = {int(state[PAWN + s]): self.agent_names[s] for s in range(n) if state[PAWN + s] >= 0}
         grid = {}
+        tile_colours, tile_kinds = rules.tile_colours(state), rules.tile_kinds(state)
+        facts = {
+            name: rules.tile_facts(state, at)
+            for name, at in (
+                ("open", rules.DOORS_OPEN),
+                ("revealed", rules.KINDS_REVEALED),
+                ("barrier", rules.TIME_BARRIERS),
+                ("cookie", rules.JAM_COOKIES),
+            )
+        }
         for t in range(NUM_TILES):
-            colour = int(state[TILE_COLOUR + t])
+            colour = int(tile_colours[t])
             grid[square_name(t)] = {
                 "colour": colours[colour] if colour >= 0 else None,
-                "kind": TILE_KINDS[int(state[TILE_KIND + t])],
-                "open": bool(state[TILE_OPEN + t]),
-                "revealed": bool(state[TILE_REVEALED + t]),
-                "barrier": bool(state[TILE_BARRIER + t]),
-                "cookie": bool(state[TILE_COOKIE + t]),
+                "kind": TILE_KINDS[int(tile_kinds[t])],
+                **{name: bool(on[t]) for name, on in facts.items()},
                 "pawn": pawns.get(t),
             }
         tunnels = []
@@ -366,14 +407,14 @@ class KeysToTheTardis(Game):
             return square_name(int(rules.rel_to_abs(side, rel)))
 
         def verb(rel: int) -> str:
-            return "close" if state[TILE_OPEN + rules.rel_to_abs(side, rel)] else "open"
+            return "close" if rules.on_tile(state, rules.DOORS_OPEN, rules.rel_to_abs(side, rel)) else "open"
 
         def direction(d: int) -> str:
             return compass(*[int(x) for x in rules.abs_direction(side, d)])
 
         if action < A_SONIC:
             t = action - A_KEY
-            colour = int(state[TILE_COLOUR + rules.rel_to_abs(side, t)])
+            colour = int(rules.tile_colour(state, rules.rel_to_abs(side, t)))
             name = colours[colour] if colour >= 0 else "no"
             return f"play {name} key: {verb(t)} {square(t)}"
         if action < A_UNBAR:

@@ -9,7 +9,7 @@ from ...core.jit import njit_alloc
 from ...core.rng import rng_shuffle
 from ...core.state import RNG_KEY
 from .content import NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_NUM_PLAYERS
-from .rules import DECK, DECK_SIZE, HAND, MAX_CARDS, TILE_COLOUR, TILE_KIND, TILE_REVEALED
+from .rules import DECK, DECK_SIZE, HAND, KINDS_REVEALED, MAX_CARDS, on_tile, set_tile_kind, tile_colour, tile_kind
 
 
 @njit_alloc
@@ -19,7 +19,7 @@ def resample_hidden(state, tables, player):
 
     Resampled:
 
-    * the kinds of the face-down doors (``TILE_REVEALED`` 0): a door's colour is
+    * the kinds of the face-down doors (not in ``KINDS_REVEALED``): a door's colour is
       always public, only its kind is hidden until first opened, so the kinds of
       the face-down doors of each colour are shuffled among the face-down doors
       of that colour. Every colour keeps its tile set (7 plain, 2 Dalek, one Key
@@ -65,13 +65,13 @@ def resample_hidden(state, tables, player):
     for colour in range(NUM_COLOURS):
         count = 0
         for t in range(NUM_TILES):
-            if state[TILE_REVEALED + t] == 0 and state[TILE_COLOUR + t] == colour:
+            if on_tile(state, KINDS_REVEALED, t) == 0 and tile_colour(state, t) == colour:
                 doors[count] = t
-                kinds[count] = state[TILE_KIND + t]
+                kinds[count] = tile_kind(state, t)
                 count += 1
         rng_shuffle(state, RNG_KEY, kinds, count)
         for i in range(count):
-            state[TILE_KIND + doors[i]] = kinds[i]
+            set_tile_kind(state, doors[i], kinds[i])
 
     # Cards the seat cannot see: other hands (only their sizes are public) and the deck.
     pool = np.empty(MAX_CARDS, dtype=np.int64)

@@ -15,12 +15,14 @@ absolute squares and compass directions.
 State layout (after the shared header)
 --------------------------------------
 ======================  ====================================================
-``TILE_COLOUR`` + t     0 red, 1 blue, 2 green, 3 yellow; -1 Control Tile
-``TILE_KIND`` + t       ``KIND_*`` (hidden from observations until revealed)
-``TILE_OPEN`` + t       1 if the door is open (the Control Tile is open)
-``TILE_REVEALED`` + t   1 once its kind is public (first opening, or option)
-``TILE_BARRIER`` + t    1 under a Time Barrier
-``TILE_COOKIE`` + t     1 under a Jam Cookie
+``DOORS_OPEN``          the open doors (the Control Tile counts as open)
+``KINDS_REVEALED``      the tiles whose kind is public (first opening, or option)
+``TIME_BARRIERS``       the tiles under a Time Barrier
+``JAM_COOKIES``         the tiles under a Jam Cookie
+``COLOUR_TILES`` + c    the doors of colour ``c`` (0 red, 1 blue, 2 green,
+                        3 yellow); the Control Tile has none
+``KIND_TILES`` + k      the tiles of kind ``k`` (``KIND_*``; hidden from
+                        observations until revealed)
 ``TUNNEL`` + k          Time Tunnel at grid corner ``k = r * 6 + c`` (corner
                         between tiles (r, c) and (r+1, c+1)): 0 none, 1 joins
                         (r, c)-(r+1, c+1), 2 joins (r, c+1)-(r+1, c)
@@ -32,6 +34,12 @@ State layout (after the shared header)
 ``DISCARD`` + c         discard pile by card type (cards of a type are alike)
 ``PHASE``, ``TURN``, ``EXTRA_TURN_PENDING``, ``WINNER``, ``LAST_*``
 ======================  ====================================================
+
+The board's facts are sets of tiles, one word each with bit ``t`` for tile ``t``
+(:func:`on_tile`, :func:`tile_colour`, :func:`tile_kind`): 14 words where one
+word per tile and fact took 294, so a step reads two cache lines of board
+instead of 37, and the legal mask and the observation work on whole sets with
+a few word operations.
 
 Turn: draw (automatic; an empty deck is refilled by shuffling the
 discards), play exactly one card (``PHASE_PLAY``), then move or stay
@@ -109,13 +117,13 @@ NUM_CORNERS = (GRID - 1) * (GRID - 1)
 MAX_CARDS = 128
 
 # --- state layout ---------------------------------------------------------------
-TILE_COLOUR = HEADER_SIZE
-TILE_KIND = TILE_COLOUR + NUM_TILES
-TILE_OPEN = TILE_KIND + NUM_TILES
-TILE_REVEALED = TILE_OPEN + NUM_TILES
-TILE_BARRIER = TILE_REVEALED + NUM_TILES
-TILE_COOKIE = TILE_BARRIER + NUM_TILES
-TUNNEL = TILE_COOKIE + NUM_TILES
+DOORS_OPEN = HEADER_SIZE
+KINDS_REVEALED = DOORS_OPEN + 1
+TIME_BARRIERS = KINDS_REVEALED + 1
+JAM_COOKIES = TIME_BARRIERS + 1
+COLOUR_TILES = JAM_COOKIES + 1
+KIND_TILES = COLOUR_TILES + NUM_COLOURS
+TUNNEL = KIND_TILES + NUM_KINDS
 PAWN = TUNNEL + NUM_CORNERS
 PANDORICA = PAWN + MAX_PLAYERS
 BONUS_USED = PANDORICA + MAX_PLAYERS
@@ -255,6 +263,98 @@ def seat_side(tables, seat):
     return tables[T_SEAT_SIDE + seat]
 
 
+# --- the board's facts: sets of tiles, one word each ---------------------------------
+ALL_TILES = (1 << NUM_TILES) - 1
+
+
+@njit
+def tile_bit(tile):
+    """The word with only tile ``tile``'s bit set."""
+    return np.int64(1) << np.int64(tile)
+
+
+@njit
+def on_tile(state, facts, tile):
+    """1 if tile ``tile`` is in the set ``state[facts]`` (``DOORS_OPEN``, ``KIND_TILES + k``, ...), else 0."""
+    return (state[facts] >> np.int64(tile)) & 1
+
+
+@njit
+def set_on_tile(state, facts, tile, value):
+    """Put tile ``tile`` into the set ``state[facts]`` (``value`` 1) or take it out (0)."""
+    bit = tile_bit(tile)
+    state[facts] = (state[facts] & ~bit) | (np.int64(value != 0) * bit)
+
+
+@njit
+def tile_colour(state, tile):
+    """The door colour of ``tile`` (0..3), -1 for the Control Tile."""
+    colour = -1
+    for c in range(NUM_COLOURS):
+        colour += (c + 1) * on_tile(state, COLOUR_TILES + c, tile)
+    return colour
+
+
+@njit
+def tile_kind(state, tile):
+    """The kind of ``tile`` (``KIND_*``)."""
+    kind = 0
+    for k in range(1, NUM_KINDS):
+        kind += k * on_tile(state, KIND_TILES + k, tile)
+    return kind
+
+
+@njit
+def set_tile_kind(state, tile, kind):
+    for k in range(NUM_KINDS):
+        set_on_tile(state, KIND_TILES + k, tile, k == kind)
+
+
+@njit
+def set_tile_colour(state, tile, colour):
+    """``colour`` -1: no colour (the Control Tile)."""
+    for c in range(NUM_COLOURS):
+        set_on_tile(state, COLOUR_TILES + c, tile, c == colour)
+
+
+def tile_facts(states: np.ndarray, facts: int | np.ndarray) -> np.ndarray:
+    """``[..., NUM_TILES]`` array of 0/1: tile ``t`` in the set ``states[..., facts]``
+    (Python side: ``describe``, position building, tests; ``states`` one state or a batch;
+    ``facts`` one index, or an array of them for a leading axis of sets)."""
+    return (states[..., facts, None] >> np.arange(NUM_TILES)) & 1
+
+
+def tile_colours(states: np.ndarray) -> np.ndarray:
+    """``[..., NUM_TILES]`` door colours, -1 on the Control Tile (:func:`tile_colour` for arrays)."""
+    colours = np.full(states.shape[:-1] + (NUM_TILES,), -1, dtype=np.int64)
+    for c in range(NUM_COLOURS):
+        colours += (c + 1) * tile_facts(states, COLOUR_TILES + c)
+    return colours
+
+
+@njit
+def all_if(condition):
+    """Every bit set when ``condition`` holds, none otherwise: ``set & all_if(c)``
+    keeps a set of tiles or empties it without a branch."""
+    return -np.int64(condition)
+
+
+@njit
+def write_frame_plane(out, start, tiles, side):
+    """``out[start + t]`` = 1 where frame tile ``t`` of board side ``side`` is in the
+    set ``tiles``, else 0: a plane of the observation or a block of actions, whole."""
+    for t in range(NUM_TILES):
+        out[start + t] = (tiles >> REL_TO_ABS[side, t]) & 1
+
+
+def tile_kinds(states: np.ndarray) -> np.ndarray:
+    """``[..., NUM_TILES]`` tile kinds (:func:`tile_kind` for arrays)."""
+    kinds = np.zeros(states.shape[:-1] + (NUM_TILES,), dtype=np.int64)
+    for k in range(1, NUM_KINDS):
+        kinds += k * tile_facts(states, KIND_TILES + k)
+    return kinds
+
+
 @njit
 def pawn_on(state, tables, tile):
     for s in range(tables[T_NUM_PLAYERS]):
@@ -279,9 +379,9 @@ def standable(state, tables, tile):
     barrier, no other pawn, never the Control Tile (reached only by teleport)."""
     if tile < 0 or tile == CENTRE:
         return False
-    if state[TILE_OPEN + tile] == 0 or state[TILE_BARRIER + tile] == 1:
+    if on_tile(state, DOORS_OPEN, tile) == 0 or on_tile(state, TIME_BARRIERS, tile) == 1:
         return False
-    if state[TILE_KIND + tile] == KIND_DALEK and state[TILE_COOKIE + tile] == 0:
+    if on_tile(state, KIND_TILES + KIND_DALEK, tile) == 1 and on_tile(state, JAM_COOKIES, tile) == 0:
         return False
     return pawn_on(state, tables, tile) < 0
 
@@ -300,7 +400,7 @@ def step_target(state, tables, tile, dr, dc):
         corner, orientation = corner_of(tile, target)
         if state[TUNNEL + corner] != orientation:
             return -1
-        if state[TILE_OPEN + tile] == 0 or state[TILE_OPEN + target] == 0:
+        if on_tile(state, DOORS_OPEN, tile) == 0 or on_tile(state, DOORS_OPEN, target) == 0:
             return -1
     if not standable(state, tables, target):
         return -1
@@ -311,31 +411,27 @@ def step_target(state, tables, tile, dr, dc):
 def can_toggle(state, tables, tile):
     """A door may be opened or closed: not the Control Tile, no barrier;
     closing also needs no pawn on it and no Jam Cookie."""
-    if tile == CENTRE or state[TILE_BARRIER + tile] == 1:
-        return False
-    if state[TILE_OPEN + tile] == 1:
-        return state[TILE_COOKIE + tile] == 0 and pawn_on(state, tables, tile) < 0
-    return True
+    return ((toggleable_doors(state, pawn_tiles(state, tables)) >> np.int64(tile)) & 1) == 1
 
 
 @njit
-def can_toggle_given(state, tile, occupied):
-    """:func:`can_toggle` with the pawns' tiles given as bits (:func:`pawn_tiles`),
-    computed as one AND of the tile's facts, with no branch on the board: for a mask
-    that asks it of every tile."""
-    barred = state[TILE_BARRIER + tile] == 1
-    free = ((occupied >> np.int64(tile)) & 1) == 0
-    closable = (state[TILE_COOKIE + tile] == 0) & free
-    return (tile != CENTRE) & (not barred) & ((state[TILE_OPEN + tile] == 0) | closable)
+def toggleable_doors(state, occupied):
+    """The tiles whose door may be toggled (:func:`can_toggle`) as one set, with the
+    pawns' tiles given as a set (:func:`pawn_tiles`): not the Control Tile, no
+    barrier, and closed, or open with no Jam Cookie and no pawn on it."""
+    closable = ~state[JAM_COOKIES] & ~occupied
+    return ~tile_bit(CENTRE) & ~state[TIME_BARRIERS] & (~state[DOORS_OPEN] | closable) & ALL_TILES
 
 
 @njit
 def toggle(state, tile):
-    if state[TILE_OPEN + tile] == 1:
-        state[TILE_OPEN + tile] = 0
+    """Open a closed door (revealing its kind) or close an open one."""
+    bit = tile_bit(tile)
+    if state[DOORS_OPEN] & bit:
+        state[DOORS_OPEN] &= ~bit
     else:
-        state[TILE_OPEN + tile] = 1
-        state[TILE_REVEALED + tile] = 1
+        state[DOORS_OPEN] |= bit
+        state[KINDS_REVEALED] |= bit
 
 
 @njit
@@ -421,11 +517,19 @@ def any_move(state, tables):
 
 
 @njit
+def bonus_doors(state, tables):
+    """The doors a Key Tile bonus may toggle: any that may be toggled but the one
+    under the mover's own pawn."""
+    doors = toggleable_doors(state, pawn_tiles(state, tables))
+    pawn = state[PAWN + state[CURRENT_PLAYER]]
+    if pawn >= 0:
+        doors &= ~tile_bit(pawn)
+    return doors
+
+
+@njit
 def any_bonus(state, tables):
-    for t in range(NUM_TILES):
-        if t != state[PAWN + state[CURRENT_PLAYER]] and can_toggle(state, tables, t):
-            return True
-    return False
+    return bonus_doors(state, tables) != 0
 
 
 @njit
@@ -438,7 +542,7 @@ def arrive(state, tables, seat, tile, own_step):
     if on_goal_row(tables, seat, tile):
         win(state, tables, seat)
         return False
-    kind = state[TILE_KIND + tile]
+    kind = tile_kind(state, tile)
     if kind == KIND_TELEPORT:
         if pawn_on(state, tables, CENTRE) < 0:
             state[PAWN + seat] = CENTRE
@@ -474,23 +578,23 @@ def play_card(state, tables, seat, action):
         tile = rel_to_abs(side, action % NUM_TILES)
         state[LAST_TILE] = tile
         if action < A_SONIC:
-            card = CARD_KEY + state[TILE_COLOUR + tile]
+            card = CARD_KEY + tile_colour(state, tile)
             toggle(state, tile)
         elif action < A_UNBAR:
             card = CARD_SONIC
             toggle(state, tile)
         elif action < A_BARRIER:
             card = CARD_SONIC
-            state[TILE_BARRIER + tile] = 0
+            set_on_tile(state, TIME_BARRIERS, tile, 0)
             state[DISCARD + CARD_BARRIER] += 1
         elif action < A_COOKIE:
             state[hand + CARD_BARRIER] -= 1
-            state[TILE_BARRIER + tile] = 1
+            set_on_tile(state, TIME_BARRIERS, tile, 1)
             return
         else:
             state[hand + CARD_COOKIE] -= 1
-            state[TILE_COOKIE + tile] = 1
-            state[TILE_OPEN + tile] = 1
+            set_on_tile(state, JAM_COOKIES, tile, 1)
+            set_on_tile(state, DOORS_OPEN, tile, 1)
             return
         state[hand + card] -= 1
         state[DISCARD + card] += 1
@@ -571,20 +675,22 @@ def init(state, tables):
                 doors[count] = colour * NUM_KINDS + kind
                 count += 1
     rng_shuffle(state, RNG_KEY, doors, count)
+    centre = tile_bit(CENTRE)
+    state[DOORS_OPEN] = centre
+    state[KINDS_REVEALED] = ALL_TILES if reveal else centre
+    state[TIME_BARRIERS] = 0
+    state[JAM_COOKIES] = 0
+    for c in range(NUM_COLOURS):
+        state[COLOUR_TILES + c] = 0
+    for kind in range(NUM_KINDS):
+        state[KIND_TILES + kind] = 0
+    state[KIND_TILES + KIND_CONTROL] = centre
     k = 0
     for t in range(NUM_TILES):
-        state[TILE_BARRIER + t] = 0
-        state[TILE_COOKIE + t] = 0
         if t == CENTRE:
-            state[TILE_COLOUR + t] = -1
-            state[TILE_KIND + t] = KIND_CONTROL
-            state[TILE_OPEN + t] = 1
-            state[TILE_REVEALED + t] = 1
             continue
-        state[TILE_COLOUR + t] = doors[k] // NUM_KINDS
-        state[TILE_KIND + t] = doors[k] % NUM_KINDS
-        state[TILE_OPEN + t] = 0
-        state[TILE_REVEALED + t] = reveal
+        state[COLOUR_TILES + doors[k] // NUM_KINDS] |= tile_bit(t)
+        state[KIND_TILES + doors[k] % NUM_KINDS] |= tile_bit(t)
         k += 1
     for c in range(NUM_CORNERS):
         state[TUNNEL + c] = 0
@@ -651,23 +757,20 @@ def play_mask(state, tables, out):
     sonic = state[hand + CARD_SONIC] > 0
     barrier = state[hand + CARD_BARRIER] > 0
     cookie = state[hand + CARD_COOKIE] > 0
+    # The five tile actions of every tile, worked out for all tiles at once as sets of
+    # tiles (words of bits), then written in the mover's frame
+    barriers = state[TIME_BARRIERS]
     occupied = pawn_tiles(state, tables)
-    # The five tile actions of every tile are written whatever the board holds: each
-    # is an AND of the tile's facts (can_toggle_given, the pawns as one set of bits),
-    # so no branch depends on a board a processor cannot predict
-    for t in range(NUM_TILES):
-        a = rel_to_abs(side, t)
-        barred = state[TILE_BARRIER + a] == 1
-        free = ((occupied >> np.int64(a)) & 1) == 0
-        not_centre = a != CENTRE
-        toggleable = can_toggle_given(state, a, occupied)
-        key_held = state[hand + CARD_KEY + max(state[TILE_COLOUR + a], 0)] > 0
-        out[A_KEY + t] = toggleable & key_held
-        out[A_SONIC + t] = toggleable & sonic
-        out[A_UNBAR + t] = sonic & barred
-        out[A_BARRIER + t] = barrier & not_centre & (not barred) & free
-        dalek_door = (state[TILE_KIND + a] == KIND_DALEK) & (state[TILE_REVEALED + a] == 1)
-        out[A_COOKIE + t] = cookie & dalek_door & (state[TILE_COOKIE + a] == 0) & (not barred)
+    toggleable = toggleable_doors(state, occupied)
+    keys = np.int64(0)  # the doors whose Key is in the hand
+    for c in range(NUM_COLOURS):
+        keys |= state[COLOUR_TILES + c] & all_if(state[hand + CARD_KEY + c] > 0)
+    dalek_doors = state[KIND_TILES + KIND_DALEK] & state[KINDS_REVEALED]
+    write_frame_plane(out, A_KEY, toggleable & keys, side)
+    write_frame_plane(out, A_SONIC, toggleable & all_if(sonic), side)
+    write_frame_plane(out, A_UNBAR, barriers & all_if(sonic), side)
+    write_frame_plane(out, A_BARRIER, ~tile_bit(CENTRE) & ~barriers & ~occupied & all_if(barrier), side)
+    write_frame_plane(out, A_COOKIE, dalek_doors & ~state[JAM_COOKIES] & ~barriers & all_if(cookie), side)
     if state[hand + CARD_TUNNEL] > 0:
         for k in range(NUM_CORNERS):
             for o in range(2):
@@ -743,12 +846,7 @@ def legal_mask(state, tables, out):
     elif phase == PHASE_MOVE:
         move_mask(state, tables, out)
     else:
-        seat = state[CURRENT_PLAYER]
-        side = seat_side(tables, seat)
-        for t in range(NUM_TILES):
-            a = rel_to_abs(side, t)
-            if a != state[PAWN + seat] and can_toggle(state, tables, a):
-                out[A_BONUS + t] = 1
+        write_frame_plane(out, A_BONUS, bonus_doors(state, tables), seat_side(tables, state[CURRENT_PLAYER]))
         out[A_BONUS_DECLINE] = 1
 
 
@@ -763,25 +861,22 @@ def step_and_mask(state, tables, action, mask):
 def observe(state, tables, player, out):
     """Flat observation in ``player``'s frame; see the module docstring of
     ``tardis_envs.keys_to_the_tardis_v0`` for every segment."""
-    out[:] = 0.0
+    out[P_OWN_PAWN * NUM_TILES :] = 0.0  # the planes before are written whole below
     side = seat_side(tables, player)
     total_cards = 0
     for c in range(NUM_CARD_TYPES):
         total_cards += tables[T_CARD_COUNT + c]
-    bonus_used = state[BONUS_USED + player]
-    # Every tile writes the same entries whatever it holds (no branch on the board,
-    # which a processor cannot predict from one game to the next)
-    for t in range(NUM_TILES):
-        a = rel_to_abs(side, t)
-        out[P_OPEN * NUM_TILES + t] = state[TILE_OPEN + a]
-        colour = state[TILE_COLOUR + a]  # -1 on the Control Tile: a 0 on the first colour plane
-        out[(P_COLOUR + max(colour, 0)) * NUM_TILES + t] = colour >= 0
-        revealed = state[TILE_REVEALED + a]
-        kind_plane = P_KIND + state[TILE_KIND + a] if revealed == 1 else P_KIND_UNKNOWN
-        out[kind_plane * NUM_TILES + t] = 1.0
-        out[P_BARRIER * NUM_TILES + t] = state[TILE_BARRIER + a]
-        out[P_COOKIE * NUM_TILES + t] = state[TILE_COOKIE + a]
-        out[P_BONUS_USED * NUM_TILES + t] = (bonus_used >> np.int64(a)) & 1
+    # the board's planes, each written whole from its set of tiles
+    revealed = state[KINDS_REVEALED]
+    write_frame_plane(out, P_OPEN * NUM_TILES, state[DOORS_OPEN], side)
+    for c in range(NUM_COLOURS):
+        write_frame_plane(out, (P_COLOUR + c) * NUM_TILES, state[COLOUR_TILES + c], side)
+    for k in range(NUM_KINDS):
+        write_frame_plane(out, (P_KIND + k) * NUM_TILES, state[KIND_TILES + k] & revealed, side)
+    write_frame_plane(out, P_KIND_UNKNOWN * NUM_TILES, ~revealed, side)
+    write_frame_plane(out, P_BARRIER * NUM_TILES, state[TIME_BARRIERS], side)
+    write_frame_plane(out, P_COOKIE * NUM_TILES, state[JAM_COOKIES], side)
+    write_frame_plane(out, P_BONUS_USED * NUM_TILES, state[BONUS_USED + player], side)
     # tunnels: visit the few corners that hold one rather than 4 diagonals per tile
     for corner in range(NUM_CORNERS):
         orientation = state[TUNNEL + corner]
