@@ -42,7 +42,7 @@ def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players):
         changed = state.copy()
         # (a) an opponent's hand: swap one of its cards with a different card from the deck
         hand = changed[rules.HAND + 10 * other : rules.HAND + 10 * (other + 1)]
-        deck = changed[rules.DECK : rules.DECK + int(changed[rules.DECK_SIZE])]
+        deck = rules.deck_cards(changed)[: int(changed[rules.DECK_SIZE])]
         mine = int(np.flatnonzero(hand)[0])
         swap = int(np.flatnonzero(deck != mine)[0])
         hand[mine] -= 1
@@ -50,6 +50,7 @@ def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players):
         deck[swap] = mine
         # (b) deck order
         rng.shuffle(deck)
+        rules.set_deck_cards(changed, deck)
         # (c) the kinds of two hidden tiles of one colour
         revealed, colours, kinds = rules.tile_facts(changed, rules.KINDS_REVEALED), rules.tile_colours(changed), rules.tile_kinds(changed)
         hidden = [t for t in range(NUM_TILES) if t != CENTRE and not revealed[t]]

@@ -17,7 +17,7 @@ def check_invariants(game, states, masks):
     n = game.num_players
     expected = np.array(game.components.card_counts)
     for c in range(10):
-        deck = states[:, rules.DECK : rules.DECK + rules.MAX_CARDS]
+        deck = rules.deck_cards(states)
         sizes = states[:, rules.DECK_SIZE]
         in_deck = ((deck == c) & (np.arange(rules.MAX_CARDS)[None, :] < sizes[:, None])).sum(axis=1)
         in_hands = sum(states[:, rules.HAND + 10 * s + c] for s in range(n))

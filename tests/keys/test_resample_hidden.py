@@ -48,7 +48,7 @@ def tile_words(state):
 def card_words(g, state, player):
     """Words a redeal may change among the cards: other hands and the deck."""
     words = [w for seat in range(g.num_players) if seat != player for w in hand_words(seat)]
-    return words + list(range(rules.DECK, rules.DECK + int(state[rules.DECK_SIZE])))
+    return words + list(range(rules.DECK, rules.DECK + rules.DECK_WORDS))
 
 
 def tiles_hidden(state):
@@ -62,7 +62,7 @@ def cards_hidden(g, state, player):
     """Two card types share the unseen places, and those places are not all one hand."""
     holders = [seat for seat in range(g.num_players) if seat != player and state[hand_words(seat)].sum() > 0]
     pool = sum((state[hand_words(seat)] for seat in holders), np.zeros(NUM_CARD_TYPES, dtype=np.int64))
-    pool += np.bincount(state[rules.DECK : rules.DECK + int(state[rules.DECK_SIZE])], minlength=NUM_CARD_TYPES)
+    pool += np.bincount(rules.deck_cards(state)[: int(state[rules.DECK_SIZE])], minlength=NUM_CARD_TYPES)
     return np.count_nonzero(pool) > 1 and (state[rules.DECK_SIZE] > 0 or len(holders) > 1)
 
 
@@ -86,7 +86,7 @@ def resample_and_check(g, state, player):
     assert np.array_equal(redealt[kept], state[kept]), "a word the seat sees (or public history) changed"
     face_up = rules.tile_facts(state, rules.KINDS_REVEALED) == 1
     assert np.array_equal(rules.tile_kinds(redealt)[face_up], rules.tile_kinds(state)[face_up]), "a face-up kind changed"
-    assert (redealt[rules.DECK + int(state[rules.DECK_SIZE]) : rules.DECK + rules.MAX_CARDS] == -1).all()
+    assert (rules.deck_cards(redealt)[int(state[rules.DECK_SIZE]) :] == 0).all(), "a slot past the deck is not empty"
     return redealt
 
 
@@ -142,9 +142,7 @@ def arranged(g, state, hands, deck):
     every other card not on the board goes to the discard pile."""
     for seat, cards in hands.items():
         state[hand_words(seat)] = np.bincount(cards, minlength=NUM_CARD_TYPES)
-    state[rules.DECK : rules.DECK + rules.MAX_CARDS] = -1
-    state[rules.DECK : rules.DECK + len(deck)] = deck
-    state[rules.DECK_SIZE] = len(deck)
+    rules.set_deck_cards(state, deck)
     state[rules.DISCARD : rules.DISCARD + NUM_CARD_TYPES] = 0
     state[rules.DISCARD : rules.DISCARD + NUM_CARD_TYPES] = np.array(g.components.card_counts) - g.card_totals(state)
     return g.check_state(state)
@@ -217,6 +215,6 @@ def test_the_unseen_cards_are_dealt_uniformly(player):
         redealt = redeal_from(g, state, player, key)
         assert np.array_equal(redealt[hand_words(player)], state[hand_words(player)])
         dealt = [c for seat in others for c in np.repeat(np.arange(NUM_CARD_TYPES), redealt[hand_words(seat)])]
-        counts[deal(dealt + redealt[rules.DECK : rules.DECK + 2].tolist())] += 1  # a KeyError: a card that was not unseen
+        counts[deal(dealt + rules.deck_cards(redealt)[:2].tolist())] += 1  # a KeyError: a card that was not unseen
     total = sum(expected.values())
     assert chisquare([counts[k] for k in expected], [draws * expected[k] / total for k in expected]).pvalue > 1e-3

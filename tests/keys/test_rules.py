@@ -395,10 +395,9 @@ def test_deck_is_refilled_from_the_discards():
     state = raw.get_state()
     # move the whole deck to the discard pile
     size = int(state[rules.DECK_SIZE])
-    for card in state[rules.DECK : rules.DECK + size]:
+    for card in rules.deck_cards(state)[:size]:
         state[rules.DISCARD + card] += 1
-    state[rules.DECK : rules.DECK + size] = -1
-    state[rules.DECK_SIZE] = 0
+    rules.set_deck_cards(state, [])
     raw.set_state(state)
     discards = sum(raw.describe()["discard"].values())
     env.step(raw.legal_actions()[-1])  # a discard
@@ -503,7 +502,7 @@ def test_the_tile_card_actions_follow_each_tiles_rules_over_random_games(num_pla
 
 def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
     """States that ``get_state()`` returned before the board's facts became sets of tiles
-    (541 words: a word per tile for each fact), saved by that code with its ``describe()``
+    (541 words: a word per tile for each fact, a word per card of the draw pile), saved by that code with its ``describe()``
     (tests/keys/data/earlier_layout_states.json), load into the current layout as the
     same position and play on; a corrupt one is refused, naming what is wrong."""
     import json
@@ -511,7 +510,7 @@ def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
 
     import numpy as np
 
-    from tardis_envs.games.keys.game import EARLIER_STATE_SIZE
+    from tardis_envs.games.keys.game import EARLIER_BOARD_WORDS, EARLIER_STATE_SIZE
 
     records = json.loads((Path(__file__).parent / "data" / "earlier_layout_states.json").read_text())
     for record in records:
@@ -521,6 +520,10 @@ def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
         assert saved.size == EARLIER_STATE_SIZE
         env.unwrapped.set_state(saved)
         assert env.unwrapped.describe() == record["describe"]
+        # the draw pile in order (describe gives its size only): a word per card in the earlier layout
+        deck_at = rules.HEADER_SIZE + EARLIER_BOARD_WORDS + rules.DECK - rules.TUNNEL
+        size = int(saved[deck_at + rules.MAX_CARDS])
+        assert rules.deck_cards(env.unwrapped.get_state())[:size].tolist() == saved[deck_at : deck_at + size].tolist()
         assert env.unwrapped.get_state().size == rules.STATE_SIZE < EARLIER_STATE_SIZE
         for _ in range(5):
             if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:

@@ -39,7 +39,6 @@ from .rules import (
     A_TUNNEL,
     A_UNBAR,
     BONUS_USED,
-    DECK,
     DECK_SIZE,
     DISCARD,
     EXTRA_TURN_PENDING,
@@ -85,11 +84,12 @@ SPEC = GameSpec(
 )
 
 
-# The state before the board's facts became sets of tiles: six words per tile (colour,
-# kind, open, revealed, barrier, cookie) where the current layout has
-# ``TUNNEL - DOORS_OPEN`` words; the rest was laid out as now.
+# The state before the board's facts became sets of tiles and the draw pile was packed:
+# six words per tile (colour, kind, open, revealed, barrier, cookie) where the current
+# layout has ``TUNNEL - DOORS_OPEN`` words, and a word per card of the draw pile (-1 past
+# its size) where it has ``DECK_WORDS``; the rest was laid out as now.
 EARLIER_BOARD_WORDS = 6 * NUM_TILES
-EARLIER_STATE_SIZE = STATE_SIZE - (TUNNEL - rules.DOORS_OPEN) + EARLIER_BOARD_WORDS
+EARLIER_STATE_SIZE = STATE_SIZE - (TUNNEL - rules.DOORS_OPEN) + EARLIER_BOARD_WORDS - rules.DECK_WORDS + rules.MAX_CARDS
 
 
 class KeysToTheTardis(Game):
@@ -142,8 +142,8 @@ class KeysToTheTardis(Game):
     def card_totals(self, state: np.ndarray) -> np.ndarray:
         """Cards of each type across deck, hands, discard pile and board."""
         totals = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
-        deck = state[DECK : DECK + int(state[DECK_SIZE])]
-        totals += np.bincount(deck[deck >= 0], minlength=NUM_CARD_TYPES)[:NUM_CARD_TYPES]
+        deck = rules.deck_cards(state)[: int(state[DECK_SIZE])]
+        totals += np.bincount(deck, minlength=NUM_CARD_TYPES)[:NUM_CARD_TYPES]
         for seat in range(self.num_players):
             totals += state[HAND + NUM_CARD_TYPES * seat : HAND + NUM_CARD_TYPES * (seat + 1)]
         totals += state[DISCARD : DISCARD + NUM_CARD_TYPES]
@@ -152,10 +152,10 @@ class KeysToTheTardis(Game):
         return totals
 
     def _from_earlier_layout(self, state: np.ndarray) -> np.ndarray:
-        """A state of the layout before the board's facts became sets of tiles (up to
-        tardis_envs commit 4abd339, ``EARLIER_STATE_SIZE`` words: one word per tile for each
-        of colour, kind, open, revealed, barrier and cookie, then the same words as now),
-        rewritten in the current layout; any other array as it is."""
+        """A state of the layout before the board's facts became sets of tiles and the draw
+        pile was packed (up to tardis_envs commit 4abd339, ``EARLIER_STATE_SIZE`` words: one
+        word per tile for each of colour, kind, open, revealed, barrier and cookie, and one
+        per card of the draw pile), rewritten in the current layout; any other array as it is."""
         if state.ndim != 1 or state.shape[0] != EARLIER_STATE_SIZE or not np.issubdtype(state.dtype, np.integer):
             return state
         fields = state[rules.HEADER_SIZE : rules.HEADER_SIZE + EARLIER_BOARD_WORDS].astype(np.int64).reshape(6, NUM_TILES)
@@ -173,7 +173,15 @@ class KeysToTheTardis(Game):
             current[rules.COLOUR_TILES + c] = int(bits[colours == c].sum())
         for k in range(rules.NUM_KINDS):
             current[rules.KIND_TILES + k] = int(bits[kinds == k].sum())
-        current[TUNNEL:] = state[rules.HEADER_SIZE + EARLIER_BOARD_WORDS :]
+        rest = state[rules.HEADER_SIZE + EARLIER_BOARD_WORDS :].astype(np.int64)  # from the tunnels on
+        deck_at = rules.DECK - TUNNEL  # where the deck starts in ``rest``
+        current[TUNNEL : rules.DECK] = rest[:deck_at]
+        size = int(rest[deck_at + rules.MAX_CARDS])
+        deck = rest[deck_at : deck_at + rules.MAX_CARDS]
+        if not 0 <= size <= rules.MAX_CARDS or ((deck[:size] < 0) | (deck[:size] >= NUM_CARD_TYPES)).any():
+            raise ValueError(f"{self.spec.env_id}: corrupt state (earlier layout): deck")
+        rules.set_deck_cards(current, deck[:size])
+        current[rules.DECK_SIZE :] = rest[deck_at + rules.MAX_CARDS :]
         return current
 
     def _check_fields(self, state: np.ndarray) -> None:
@@ -181,9 +189,11 @@ class KeysToTheTardis(Game):
         fail = lambda what: ValueError(f"{env_id}: corrupt state: {what}")  # noqa: E731
         if not 0 <= state[DECK_SIZE] <= rules.MAX_CARDS:
             raise fail(f"deck size {state[DECK_SIZE]}")
-        deck = state[DECK : DECK + int(state[DECK_SIZE])]
-        if ((deck < 0) | (deck >= NUM_CARD_TYPES)).any():
+        slots = rules.deck_cards(state)
+        if (slots[: int(state[DECK_SIZE])] >= NUM_CARD_TYPES).any():
             raise fail("deck holds an unknown card")
+        if slots[int(state[DECK_SIZE]) :].any():
+            raise fail("the deck's slots past its size must be empty (0)")
         if (state[HAND : HAND + NUM_CARD_TYPES * 4] < 0).any() or (state[DISCARD : DISCARD + NUM_CARD_TYPES] < 0).any():
             raise fail("negative card count")
         expected = np.array(self.components.card_counts)
@@ -250,22 +260,20 @@ class KeysToTheTardis(Game):
         colours = self.components.colours
 
         def take_from_deck(card: int) -> None:
-            size = int(state[DECK_SIZE])
-            deck = list(state[DECK : DECK + size])
+            deck = rules.deck_cards(state)[: int(state[DECK_SIZE])].tolist()
             if card not in deck:
                 raise ValueError(f"{self.spec.env_id}: no {CARD_NAMES[card]} left in the deck for this position")
             deck.remove(card)
-            state[DECK : DECK + size] = deck + [-1]
-            state[DECK_SIZE] = size - 1
+            rules.set_deck_cards(state, deck)
 
         if hands:
             for seat, cards in hands.items():
                 base = HAND + NUM_CARD_TYPES * seat
+                deck = rules.deck_cards(state)[: int(state[DECK_SIZE])].tolist()
                 for c in range(NUM_CARD_TYPES):  # return the dealt cards to the deck
-                    for _ in range(int(state[base + c])):
-                        state[DECK + state[DECK_SIZE]] = c
-                        state[DECK_SIZE] += 1
+                    deck += [c] * int(state[base + c])
                     state[base + c] = 0
+                rules.set_deck_cards(state, deck)
                 for name, count in cards.items():
                     card = CARD_NAMES.index(name)
                     for _ in range(count):

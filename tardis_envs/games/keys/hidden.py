@@ -9,7 +9,7 @@ from ...core.jit import njit_alloc
 from ...core.rng import rng_shuffle
 from ...core.state import RNG_KEY
 from .content import NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_NUM_PLAYERS
-from .rules import DECK, DECK_SIZE, HAND, KINDS_REVEALED, MAX_CARDS, on_tile, set_tile_kind, tile_colour, tile_kind
+from .rules import DECK_SIZE, HAND, KINDS_REVEALED, MAX_CARDS, deck_card, on_tile, set_deck_card, set_tile_kind, tile_colour, tile_kind
 
 
 @njit_alloc
@@ -28,8 +28,8 @@ def resample_hidden(state, tables, player):
     * the other seats' hands and the draw pile: the cards of every other seat's
       hand and of the deck are pooled, shuffled and dealt back, each other seat
       getting as many cards as it held (hand sizes are public) and the deck
-      keeping its size (public), its order drawn anew. ``DECK`` beyond
-      ``DECK_SIZE`` stays -1.
+      keeping its size (public), its order drawn anew. The slots past
+      ``DECK_SIZE`` stay empty.
 
     Every arrangement consistent with the observation is equally likely: a
     uniform shuffle of each pool deals each distinct arrangement (kinds per door,
@@ -85,7 +85,7 @@ def resample_hidden(state, tables, player):
                 size += 1
     deck_size = state[DECK_SIZE]
     for i in range(deck_size):
-        pool[size] = state[DECK + i]
+        pool[size] = deck_card(state, i)
         size += 1
     rng_shuffle(state, RNG_KEY, pool, size)
 
@@ -103,5 +103,5 @@ def resample_hidden(state, tables, player):
             state[hand + pool[k]] += 1
             k += 1
     for i in range(deck_size):
-        state[DECK + i] = pool[k]
+        set_deck_card(state, i, pool[k])
         k += 1

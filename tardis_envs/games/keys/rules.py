@@ -30,7 +30,9 @@ State layout (after the shared header)
 ``PANDORICA`` + s       own turns left trapped in the Pandorica
 ``BONUS_USED`` + s      bitmask over tiles: Key / Extra Turn bonus used there
 ``HAND`` + 10 s + c     cards of type ``c`` (``CARD_*``) in seat ``s``'s hand
-``DECK`` .. / ``DECK_SIZE``   the draw pile, top card last
+``DECK`` + w            the draw pile, 16 cards a word (4 bits each, card
+                        ``i`` in word ``i // 16``, bits ``4 * (i % 16)``; top
+                        card last, :func:`deck_card`); ``DECK_SIZE`` cards
 ``DISCARD`` + c         discard pile by card type (cards of a type are alike)
 ``PHASE``, ``TURN``, ``EXTRA_TURN_PENDING``, ``WINNER``, ``LAST_*``
 ======================  ====================================================
@@ -76,7 +78,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_alloc
+from ...core.jit import njit, njit_alloc, stack_empty
 from ...core.observation import put
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_shuffle
@@ -128,8 +130,12 @@ PAWN = TUNNEL + NUM_CORNERS
 PANDORICA = PAWN + MAX_PLAYERS
 BONUS_USED = PANDORICA + MAX_PLAYERS
 HAND = BONUS_USED + MAX_PLAYERS
+CARD_BITS = 4  # a card type (0..9) in the packed draw pile
+CARD_MASK = (1 << CARD_BITS) - 1
+CARDS_PER_WORD = 64 // CARD_BITS
+DECK_WORDS = MAX_CARDS // CARDS_PER_WORD
 DECK = HAND + MAX_PLAYERS * NUM_CARD_TYPES
-DECK_SIZE = DECK + MAX_CARDS
+DECK_SIZE = DECK + DECK_WORDS
 DISCARD = DECK_SIZE + 1
 PHASE = DISCARD + NUM_CARD_TYPES
 TURN = PHASE + 1
@@ -458,21 +464,67 @@ def target_seat(tables, mover, j):
     return (mover + j + 1) % n
 
 
+# --- the draw pile: 16 cards a word ---------------------------------------------------
+@njit
+def deck_card(state, i):
+    """Card ``i`` of the draw pile (0 the bottom)."""
+    shift = np.int64(CARD_BITS * (i % CARDS_PER_WORD))
+    return (state[DECK + i // CARDS_PER_WORD] >> shift) & CARD_MASK
+
+
+@njit
+def set_deck_card(state, i, card):
+    """Card ``i`` of the draw pile becomes ``card`` (0 also leaves a slot past the pile empty)."""
+    shift = np.int64(CARD_BITS * (i % CARDS_PER_WORD))
+    word = DECK + i // CARDS_PER_WORD
+    state[word] = (state[word] & ~(np.int64(CARD_MASK) << shift)) | (np.int64(card) << shift)
+
+
+@njit
+def lay_deck(state, cards, size):
+    """The draw pile becomes ``cards[:size]`` (bottom first), the slots past it empty (0)."""
+    for w in range(DECK_WORDS):
+        state[DECK + w] = 0
+    for i in range(size):
+        state[DECK + i // CARDS_PER_WORD] |= np.int64(cards[i]) << np.int64(CARD_BITS * (i % CARDS_PER_WORD))
+    state[DECK_SIZE] = size
+
+
+def deck_cards(states: np.ndarray) -> np.ndarray:
+    """``[..., MAX_CARDS]`` every slot of the draw pile (Python side; the pile is the first
+    ``DECK_SIZE``, the rest 0)."""
+    words = states[..., DECK : DECK + DECK_WORDS, None]
+    cards = (words >> (CARD_BITS * np.arange(CARDS_PER_WORD))) & CARD_MASK
+    return cards.reshape(states.shape[:-1] + (MAX_CARDS,))
+
+
+def set_deck_cards(state: np.ndarray, cards) -> None:
+    """The draw pile of ``state`` becomes ``cards`` (bottom first; Python side)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    slots = np.zeros(MAX_CARDS, dtype=np.int64)
+    slots[: cards.size] = cards
+    shifts = CARD_BITS * np.arange(CARDS_PER_WORD)
+    state[DECK : DECK + DECK_WORDS] = (slots.reshape(DECK_WORDS, CARDS_PER_WORD) << shifts).sum(axis=1)
+    state[DECK_SIZE] = cards.size
+
+
 # --- turn flow ---------------------------------------------------------------
 @njit
 def draw(state, tables, seat):
     if state[DECK_SIZE] == 0:  # shuffle the discards into a new deck
+        pile = stack_empty(MAX_CARDS, np.int64)
         size = 0
         for c in range(NUM_CARD_TYPES):
             for _ in range(state[DISCARD + c]):
-                state[DECK + size] = c
+                pile[size] = c
                 size += 1
             state[DISCARD + c] = 0
-        rng_shuffle(state, RNG_KEY, state[DECK : DECK + size], size)
-        state[DECK_SIZE] = size
-    state[DECK_SIZE] -= 1
-    card = state[DECK + state[DECK_SIZE]]
-    state[DECK + state[DECK_SIZE]] = -1
+        rng_shuffle(state, RNG_KEY, pile, size)
+        lay_deck(state, pile, size)
+    top = state[DECK_SIZE] - 1
+    card = deck_card(state, top)
+    set_deck_card(state, top, 0)
+    state[DECK_SIZE] = top
     state[HAND + NUM_CARD_TYPES * seat + card] += 1
 
 
@@ -700,15 +752,14 @@ def init(state, tables):
         state[BONUS_USED + s] = 0
         for c in range(NUM_CARD_TYPES):
             state[HAND + NUM_CARD_TYPES * s + c] = 0
+    pile = np.zeros(MAX_CARDS, dtype=np.int64)
     size = 0
     for c in range(NUM_CARD_TYPES):
         for _ in range(tables[T_CARD_COUNT + c]):
-            state[DECK + size] = c
+            pile[size] = c
             size += 1
-    for i in range(size, MAX_CARDS):
-        state[DECK + i] = -1
-    rng_shuffle(state, RNG_KEY, state[DECK : DECK + size], size)
-    state[DECK_SIZE] = size
+    rng_shuffle(state, RNG_KEY, pile, size)
+    lay_deck(state, pile, size)
     for c in range(NUM_CARD_TYPES):
         state[DISCARD + c] = 0
     for _ in range(tables[T_HAND_SIZE]):
