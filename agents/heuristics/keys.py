@@ -50,7 +50,6 @@ from tardis_envs.games.keys.rules import (
     PHASE,
     PHASE_MOVE,
     TIME_BARRIERS,
-    TUNNEL,
     WINNER,
     abs_to_rel,
     corner_of,
@@ -61,6 +60,7 @@ from tardis_envs.games.keys.rules import (
     step,
     tile_colour,
     tile_kind,
+    tunnel_at,
 )
 
 INF = 1e9
@@ -137,7 +137,7 @@ def route_length(state, tables, seat, known, own, weights):
                 continue
             if d >= 4:  # diagonal: only through a Time Tunnel
                 corner, orientation = corner_of(u, v)
-                if state[TUNNEL + corner] != orientation:
+                if tunnel_at(state, corner) != orientation:
                     continue
             c = du + enter_cost(state, tables, seat, v, known, own, weights)
             if c < dist[v]:

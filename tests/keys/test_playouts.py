@@ -27,7 +27,7 @@ def check_invariants(game, states, masks):
         if c == rules.CARD_COOKIE:
             total += rules.tile_facts(states, rules.JAM_COOKIES).sum(axis=1)
         if c == rules.CARD_TUNNEL:
-            total += (states[:, rules.TUNNEL : rules.TUNNEL + rules.NUM_CORNERS] > 0).sum(axis=1)
+            total += (rules.tunnel_orientations(states) > 0).sum(axis=1)
         if c == rules.CARD_PANDORICA:
             total += (states[:, rules.PANDORICA : rules.PANDORICA + n] > 0).sum(axis=1)
         assert (total == expected[c]).all(), f"card type {c} not conserved"

@@ -510,7 +510,7 @@ def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
 
     import numpy as np
 
-    from tardis_envs.games.keys.game import EARLIER_BOARD_WORDS, EARLIER_STATE_SIZE
+    from tardis_envs.games.keys.game import EARLIER_DECK, EARLIER_DECK_SIZE, EARLIER_STATE_SIZE
 
     records = json.loads((Path(__file__).parent / "data" / "earlier_layout_states.json").read_text())
     for record in records:
@@ -521,9 +521,8 @@ def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
         env.unwrapped.set_state(saved)
         assert env.unwrapped.describe() == record["describe"]
         # the draw pile in order (describe gives its size only): a word per card in the earlier layout
-        deck_at = rules.HEADER_SIZE + EARLIER_BOARD_WORDS + rules.DECK - rules.TUNNEL
-        size = int(saved[deck_at + rules.MAX_CARDS])
-        assert rules.deck_cards(env.unwrapped.get_state())[:size].tolist() == saved[deck_at : deck_at + size].tolist()
+        size = int(saved[EARLIER_DECK_SIZE])
+        assert rules.deck_cards(env.unwrapped.get_state())[:size].tolist() == saved[EARLIER_DECK : EARLIER_DECK + size].tolist()
         assert env.unwrapped.get_state().size == rules.STATE_SIZE < EARLIER_STATE_SIZE
         for _ in range(5):
             if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:

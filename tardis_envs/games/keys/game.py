@@ -58,7 +58,6 @@ from .rules import (
     PHASE_OVER,
     PHASE_PLAY,
     STATE_SIZE,
-    TUNNEL,
     TURN,
     WINNER,
 )
@@ -84,12 +83,17 @@ SPEC = GameSpec(
 )
 
 
-# The state before the board's facts became sets of tiles and the draw pile was packed:
-# six words per tile (colour, kind, open, revealed, barrier, cookie) where the current
-# layout has ``TUNNEL - DOORS_OPEN`` words, and a word per card of the draw pile (-1 past
-# its size) where it has ``DECK_WORDS``; the rest was laid out as now.
+# The state's layout up to tardis_envs commit 4abd339 (541 words), where it differs from
+# now: after the header, a word per tile for each of colour, kind, open, revealed, barrier
+# and cookie (EARLIER_BOARD_WORDS); a word per grid corner for the tunnels (0 none, else the
+# orientation); the pawns, Pandorica turns, bonuses and hands as now; a word per card of
+# the draw pile (-1 past its size); from DECK_SIZE on as now.
 EARLIER_BOARD_WORDS = 6 * NUM_TILES
-EARLIER_STATE_SIZE = STATE_SIZE - (TUNNEL - rules.DOORS_OPEN) + EARLIER_BOARD_WORDS - rules.DECK_WORDS + rules.MAX_CARDS
+EARLIER_TUNNEL = rules.HEADER_SIZE + EARLIER_BOARD_WORDS
+EARLIER_PAWN = EARLIER_TUNNEL + NUM_CORNERS
+EARLIER_DECK = EARLIER_PAWN + (rules.DECK - rules.PAWN)
+EARLIER_DECK_SIZE = EARLIER_DECK + rules.MAX_CARDS
+EARLIER_STATE_SIZE = EARLIER_DECK_SIZE + (STATE_SIZE - DECK_SIZE)
 
 
 class KeysToTheTardis(Game):
@@ -135,7 +139,7 @@ class KeysToTheTardis(Game):
         return {
             rules.CARD_BARRIER: int(rules.tile_facts(state, rules.TIME_BARRIERS).sum()),
             rules.CARD_COOKIE: int(rules.tile_facts(state, rules.JAM_COOKIES).sum()),
-            rules.CARD_TUNNEL: int(np.count_nonzero(state[TUNNEL : TUNNEL + NUM_CORNERS])),
+            rules.CARD_TUNNEL: int(np.count_nonzero(rules.tunnel_orientations(state))),
             rules.CARD_PANDORICA: int(np.count_nonzero(state[PANDORICA : PANDORICA + self.num_players])),
         }
 
@@ -173,15 +177,18 @@ class KeysToTheTardis(Game):
             current[rules.COLOUR_TILES + c] = int(bits[colours == c].sum())
         for k in range(rules.NUM_KINDS):
             current[rules.KIND_TILES + k] = int(bits[kinds == k].sum())
-        rest = state[rules.HEADER_SIZE + EARLIER_BOARD_WORDS :].astype(np.int64)  # from the tunnels on
-        deck_at = rules.DECK - TUNNEL  # where the deck starts in ``rest``
-        current[TUNNEL : rules.DECK] = rest[:deck_at]
-        size = int(rest[deck_at + rules.MAX_CARDS])
-        deck = rest[deck_at : deck_at + rules.MAX_CARDS]
-        if not 0 <= size <= rules.MAX_CARDS or ((deck[:size] < 0) | (deck[:size] >= NUM_CARD_TYPES)).any():
+        orientations = state[EARLIER_TUNNEL:EARLIER_PAWN].astype(np.int64)
+        if not np.isin(orientations, (0, 1, 2)).all():
+            raise ValueError(f"{self.spec.env_id}: corrupt state (earlier layout): tunnel orientation must be 0, 1 or 2")
+        for corner in np.flatnonzero(orientations):
+            rules.set_tunnel(current, int(corner), int(orientations[corner]))
+        current[rules.PAWN : rules.DECK] = state[EARLIER_PAWN:EARLIER_DECK]
+        size = int(state[EARLIER_DECK_SIZE])
+        deck = state[EARLIER_DECK : EARLIER_DECK + max(min(size, rules.MAX_CARDS), 0)].astype(np.int64)
+        if not 0 <= size <= rules.MAX_CARDS or ((deck < 0) | (deck >= NUM_CARD_TYPES)).any():
             raise ValueError(f"{self.spec.env_id}: corrupt state (earlier layout): deck")
-        rules.set_deck_cards(current, deck[:size])
-        current[rules.DECK_SIZE :] = rest[deck_at + rules.MAX_CARDS :]
+        rules.set_deck_cards(current, deck)
+        current[DECK_SIZE:] = state[EARLIER_DECK_SIZE:]
         return current
 
     def _check_fields(self, state: np.ndarray) -> None:
@@ -200,10 +207,10 @@ class KeysToTheTardis(Game):
         totals = self.card_totals(state)
         if not np.array_equal(totals, expected):
             raise fail(f"cards by type {totals.tolist()} do not add up to {expected.tolist()}")
-        board = state[rules.DOORS_OPEN : rules.TUNNEL]
+        board = state[rules.DOORS_OPEN : rules.TUNNELS]
         if ((board < 0) | (board > rules.ALL_TILES)).any():
             raise fail(f"a set of tiles has bits past the {NUM_TILES} tiles")
-        if (rules.tile_facts(state, np.arange(rules.KIND_TILES, rules.TUNNEL)).sum(axis=0) != 1).any():
+        if (rules.tile_facts(state, np.arange(rules.KIND_TILES, rules.TUNNELS)).sum(axis=0) != 1).any():
             raise fail("every tile must have exactly one kind")
         colour_counts = rules.tile_facts(state, np.arange(rules.COLOUR_TILES, rules.KIND_TILES)).sum(axis=0)
         kinds = rules.tile_kinds(state)
@@ -217,8 +224,9 @@ class KeysToTheTardis(Game):
                 count = int(np.sum((colours == colour) & (kinds == kind)))
                 if count != self.components.tiles_per_colour[name]:
                     raise fail(f"{count} {self.components.colours[colour]} {name} tiles")
-        if not np.isin(state[TUNNEL : TUNNEL + NUM_CORNERS], (0, 1, 2)).all():
-            raise fail("tunnel orientation must be 0, 1 or 2")
+        tunnels = state[rules.TUNNELS : rules.TUNNELS + 2]
+        if ((tunnels < 0) | (tunnels >= 1 << NUM_CORNERS)).any() or tunnels[0] & tunnels[1]:
+            raise fail(f"tunnels: bits past the {NUM_CORNERS} grid corners, or a corner with both orientations")
         pawns = [int(p) for p in state[PAWN : PAWN + n]]
         on_grid = [p for p in pawns if p >= 0]
         if len(set(on_grid)) != len(on_grid) or any(p >= NUM_TILES for p in on_grid):
@@ -313,7 +321,7 @@ class KeysToTheTardis(Game):
         for a, b in tunnels or []:
             corner, orientation = rules.corner_of(square_index(a), square_index(b))
             take_from_deck(rules.CARD_TUNNEL)
-            state[TUNNEL + corner] = orientation
+            rules.set_tunnel(state, corner, orientation)
         for seat, square in (pawns or {}).items():
             state[PAWN + seat] = -1 if square is None else square_index(square)
         for seat, turns in (pandorica or {}).items():
@@ -357,8 +365,7 @@ class KeysToTheTardis(Game):
                 "pawn": pawns.get(t),
             }
         tunnels = []
-        for k in range(NUM_CORNERS):
-            o = int(state[TUNNEL + k])
+        for k, o in enumerate(rules.tunnel_orientations(state).tolist()):
             if o:
                 r, c = divmod(k, GRID - 1)
                 a, b = (r * GRID + c, (r + 1) * GRID + c + 1) if o == 1 else (r * GRID + c + 1, (r + 1) * GRID + c)

@@ -23,9 +23,10 @@ State layout (after the shared header)
                         3 yellow); the Control Tile has none
 ``KIND_TILES`` + k      the tiles of kind ``k`` (``KIND_*``; hidden from
                         observations until revealed)
-``TUNNEL`` + k          Time Tunnel at grid corner ``k = r * 6 + c`` (corner
-                        between tiles (r, c) and (r+1, c+1)): 0 none, 1 joins
-                        (r, c)-(r+1, c+1), 2 joins (r, c+1)-(r+1, c)
+``TUNNELS`` + o - 1     the grid corners ``k = r * 6 + c`` (between tiles
+                        (r, c) and (r+1, c+1)) holding a Time Tunnel of
+                        orientation ``o``: 1 joins (r, c)-(r+1, c+1), 2 joins
+                        (r, c+1)-(r+1, c) (:func:`tunnel_at`)
 ``PAWN`` + s            seat ``s``'s pawn tile, -1 off the grid
 ``PANDORICA`` + s       own turns left trapped in the Pandorica
 ``BONUS_USED`` + s      bitmask over tiles: Key / Extra Turn bonus used there
@@ -125,8 +126,8 @@ TIME_BARRIERS = KINDS_REVEALED + 1
 JAM_COOKIES = TIME_BARRIERS + 1
 COLOUR_TILES = JAM_COOKIES + 1
 KIND_TILES = COLOUR_TILES + NUM_COLOURS
-TUNNEL = KIND_TILES + NUM_KINDS
-PAWN = TUNNEL + NUM_CORNERS
+TUNNELS = KIND_TILES + NUM_KINDS
+PAWN = TUNNELS + 2
 PANDORICA = PAWN + MAX_PLAYERS
 BONUS_USED = PANDORICA + MAX_PLAYERS
 HAND = BONUS_USED + MAX_PLAYERS
@@ -323,6 +324,29 @@ def set_tile_colour(state, tile, colour):
         set_on_tile(state, COLOUR_TILES + c, tile, c == colour)
 
 
+@njit
+def tunnel_at(state, corner):
+    """The orientation of the Time Tunnel at grid corner ``corner``: 0 none, 1 or 2."""
+    k = np.int64(corner)
+    return ((state[TUNNELS] >> k) & 1) + 2 * ((state[TUNNELS + 1] >> k) & 1)
+
+
+@njit
+def set_tunnel(state, corner, orientation):
+    """A Time Tunnel of ``orientation`` (1 or 2) at grid corner ``corner``; 0 none."""
+    bit = np.int64(1) << np.int64(corner)
+    state[TUNNELS] &= ~bit
+    state[TUNNELS + 1] &= ~bit
+    if orientation > 0:
+        state[TUNNELS + orientation - 1] |= bit
+
+
+def tunnel_orientations(states: np.ndarray) -> np.ndarray:
+    """``[..., NUM_CORNERS]`` the orientation at every grid corner (Python side)."""
+    corners = np.arange(NUM_CORNERS)
+    return ((states[..., TUNNELS, None] >> corners) & 1) + 2 * ((states[..., TUNNELS + 1, None] >> corners) & 1)
+
+
 def tile_facts(states: np.ndarray, facts: int | np.ndarray) -> np.ndarray:
     """``[..., NUM_TILES]`` array of 0/1: tile ``t`` in the set ``states[..., facts]``
     (Python side: ``describe``, position building, tests; ``states`` one state or a batch;
@@ -404,7 +428,7 @@ def step_target(state, tables, tile, dr, dc):
         return -1
     if dr != 0 and dc != 0:
         corner, orientation = corner_of(tile, target)
-        if state[TUNNEL + corner] != orientation:
+        if tunnel_at(state, corner) != orientation:
             return -1
         if on_tile(state, DOORS_OPEN, tile) == 0 or on_tile(state, DOORS_OPEN, target) == 0:
             return -1
@@ -655,7 +679,7 @@ def play_card(state, tables, seat, action):
         k = (action - A_TUNNEL) // 2
         a, b = tunnel_tiles(side, k, (action - A_TUNNEL) % 2)
         corner, orientation = corner_of(a, b)
-        state[TUNNEL + corner] = orientation
+        set_tunnel(state, corner, orientation)
         state[hand + CARD_TUNNEL] -= 1
         state[LAST_TILE] = a
         state[LAST_TILE2] = b
@@ -744,8 +768,8 @@ def init(state, tables):
         state[COLOUR_TILES + doors[k] // NUM_KINDS] |= tile_bit(t)
         state[KIND_TILES + doors[k] % NUM_KINDS] |= tile_bit(t)
         k += 1
-    for c in range(NUM_CORNERS):
-        state[TUNNEL + c] = 0
+    state[TUNNELS] = 0
+    state[TUNNELS + 1] = 0
     for s in range(MAX_PLAYERS):
         state[PAWN + s] = -1
         state[PANDORICA + s] = 0
@@ -829,7 +853,7 @@ def play_mask(state, tables, out):
                 if a == CENTRE or b == CENTRE:
                     continue
                 corner, _ = corner_of(a, b)
-                if state[TUNNEL + corner] == 0:
+                if tunnel_at(state, corner) == 0:
                     out[A_TUNNEL + 2 * k + o] = 1
     for j in range(3):
         target = target_seat(tables, seat, j)
@@ -930,7 +954,7 @@ def observe(state, tables, player, out):
     write_frame_plane(out, P_BONUS_USED * NUM_TILES, state[BONUS_USED + player], side)
     # tunnels: visit the few corners that hold one rather than 4 diagonals per tile
     for corner in range(NUM_CORNERS):
-        orientation = state[TUNNEL + corner]
+        orientation = tunnel_at(state, corner)
         if orientation == 0:
             continue
         r = corner // (GRID - 1)
