@@ -42,7 +42,10 @@ The board's facts are sets of tiles, one word each with bit ``t`` for tile ``t``
 (:func:`on_tile`, :func:`tile_colour`, :func:`tile_kind`): 14 words where one
 word per tile and fact took 294, so a step reads two cache lines of board
 instead of 37, and the legal mask and the observation work on whole sets with
-a few word operations.
+a few word operations. The Time Tunnels are two sets of grid corners and the
+draw pile 16 cards a word: the state is 107 words (856 bytes), where it was
+541, and 8,192 games' rows fit in a 32 MB L3 cache. A state saved under the
+earlier layout still loads (``KeysToTheTardis._from_earlier_layout``).
 
 Turn: draw (automatic; an empty deck is refilled by shuffling the
 discards), play exactly one card (``PHASE_PLAY``), then move or stay
