@@ -69,11 +69,11 @@ def prefetch_state(states, i):
     scattered over dozens of cache lines waits on memory for each as it comes; asked
     for one game ahead, they arrive while the previous game computes. Measured at
     8,192 games x 2 threads: Keys to the TARDIS (4.3 KB of state then) +20%, Time of the
-    Daleks (5.8 KB) about +10%, Dr. Who Chess no change. Keys' state has since been packed
-    to 856 bytes, under the threshold: its batch's rows fit in L3 and need no prefetch. For a row of a few lines
-    (TARDIS Run 320 bytes, the duel 776) the request cost those games about 10%
-    (presumably the hardware's own prefetcher already brings such rows in as the loop
-    walks them in order). Prefetching the observation and mask rows too gained nothing
+    Daleks (5.8 KB) about +10%, Dr. Who Chess no change. Keys' state has since been
+    packed to 856 bytes, under the threshold: its batch's rows fit in L3 and need no
+    prefetch. For a row of a few lines (TARDIS Run 320 bytes, the duel 776) the request
+    cost those games about 10% (presumably the hardware's own prefetcher already brings
+    such rows in as the loop walks them in order). Prefetching the observation and mask rows too gained nothing
     more."""
     if i < states.shape[0] and states.shape[1] * states.itemsize >= PREFETCH_STATE_BYTES:
         prefetch_row(states[i])

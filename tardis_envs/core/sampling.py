@@ -28,6 +28,20 @@ def _is_contiguous_bytes(mask) -> bool:
     return isinstance(mask, types.Array) and isinstance(mask.dtype, types.Integer) and mask.dtype.bitwidth == 8 and mask.layout == "C"
 
 
+_BYTE = ir.IntType(8)
+_BYTE_BLOCK = ir.VectorType(_BYTE, BLOCK)
+
+
+def _block_address(context, builder, array, start):
+    """LLVM pointer to the 64 bytes of ``array`` (a numba array struct) from entry ``start``."""
+    return builder.bitcast(builder.gep(builder.bitcast(array.data, _BYTE.as_pointer()), [start]), _BYTE_BLOCK.as_pointer())
+
+
+def _nonzero_word(builder, values):
+    """The 64-bit word of bits ``a`` where byte ``a`` of the vector ``values`` is not 0."""
+    return builder.bitcast(builder.icmp_unsigned("!=", values, ir.Constant(_BYTE_BLOCK, None)), ir.IntType(BLOCK))
+
+
 @intrinsic
 def _nonzero_bits(typingctx, mask, start):
     """Bit ``a`` set where ``mask[start + a] != 0``, for ``a`` in ``0..63``: one 64-byte
@@ -36,13 +50,8 @@ def _nonzero_bits(typingctx, mask, start):
         return None
 
     def codegen(context, builder, signature, args):
-        data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        byte = ir.IntType(8)
-        block = ir.VectorType(byte, BLOCK)
-        address = builder.gep(builder.bitcast(data, byte.as_pointer()), [args[1]])
-        values = builder.load(builder.bitcast(address, block.as_pointer()), align=1)
-        legal = builder.icmp_unsigned("!=", values, ir.Constant(block, None))
-        return builder.bitcast(legal, ir.IntType(BLOCK))
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        return _nonzero_word(builder, builder.load(_block_address(context, builder, array, args[1]), align=1))
 
     return types.uint64(mask, types.int64), codegen
 
@@ -121,22 +130,18 @@ def _masked_nonzero_bits(typingctx, mask, start):
     def codegen(context, builder, signature, args):
         array = context.make_array(signature.args[0])(context, builder, args[0])
         size = cgutils.unpack_tuple(builder, array.shape, 1)[0]
-        byte, word = ir.IntType(8), ir.IntType(BLOCK)
-        block = ir.VectorType(byte, BLOCK)
+        word = ir.IntType(BLOCK)
         lanes_type = ir.VectorType(ir.IntType(1), BLOCK)
         left = builder.sub(size, args[1])
         lanes = builder.bitcast(builder.sub(builder.shl(word(1), left), word(1)), lanes_type)
-        address = builder.gep(builder.bitcast(array.data, byte.as_pointer()), [args[1]])
         masked_load = cgutils.get_or_insert_function(
             builder.module,
-            ir.FunctionType(block, [block.as_pointer(), ir.IntType(32), lanes_type, block]),
+            ir.FunctionType(_BYTE_BLOCK, [_BYTE_BLOCK.as_pointer(), ir.IntType(32), lanes_type, _BYTE_BLOCK]),
             "llvm.masked.load.v64i8.p0",
         )
-        values = builder.call(
-            masked_load, [builder.bitcast(address, block.as_pointer()), ir.IntType(32)(1), lanes, ir.Constant(block, None)]
-        )
-        legal = builder.icmp_unsigned("!=", values, ir.Constant(block, None))
-        return builder.bitcast(legal, word)
+        address = _block_address(context, builder, array, args[1])
+        values = builder.call(masked_load, [address, ir.IntType(32)(1), lanes, ir.Constant(_BYTE_BLOCK, None)])
+        return _nonzero_word(builder, values)
 
     return types.uint64(mask, types.int64), codegen
 

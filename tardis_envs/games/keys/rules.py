@@ -526,13 +526,9 @@ def deck_cards(states: np.ndarray) -> np.ndarray:
 
 
 def set_deck_cards(state: np.ndarray, cards) -> None:
-    """The draw pile of ``state`` becomes ``cards`` (bottom first; Python side)."""
-    cards = np.asarray(cards, dtype=np.int64)
-    slots = np.zeros(MAX_CARDS, dtype=np.int64)
-    slots[: cards.size] = cards
-    shifts = CARD_BITS * np.arange(CARDS_PER_WORD)
-    state[DECK : DECK + DECK_WORDS] = (slots.reshape(DECK_WORDS, CARDS_PER_WORD) << shifts).sum(axis=1)
-    state[DECK_SIZE] = cards.size
+    """The draw pile of ``state`` becomes ``cards`` (bottom first; Python side of :func:`lay_deck`)."""
+    cards = np.asarray(cards, dtype=np.int64).reshape(-1)
+    lay_deck(state, cards, cards.size)
 
 
 # --- turn flow ---------------------------------------------------------------
