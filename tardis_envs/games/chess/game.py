@@ -42,6 +42,7 @@ from .layout import (
     PROMOTION_PIECES,
     WHITE,
 )
+from .tardis import write_snapshot_squares
 
 SIDE_NAMES = ("white", "black")
 PHASE_NAMES = {
@@ -123,6 +124,14 @@ def decode_chess_action(action: int, colour: int) -> tuple[int, int, int] | None
         return None
     to_frame = r * 8 + f
     return f_frame ^ (56 * colour), to_frame ^ (56 * colour), promotion
+
+
+# The state's layout before the history ring was packed (up to tardis_envs commit 519551a):
+# each of the HISTORY entries was 64 words (square sq: piece code | piece id << 4) and the
+# seven fields of the current entry, from SNAP_CASTLING on, in the same order.
+EARLIER_SNAP_SIZE = 71
+EARLIER_STATE_SIZE = layout.HIST + layout.HISTORY * EARLIER_SNAP_SIZE
+_SNAP_FIELDS = layout.SNAP_SIZE - layout.SNAP_CASTLING
 
 
 class TimelordChess(Game):
@@ -618,11 +627,33 @@ class TimelordChess(Game):
         return out
 
     # --- state checks ---------------------------------------------------------------
+    def _from_earlier_layout(self, state: np.ndarray) -> np.ndarray:
+        """A state of the layout before the history ring was packed (``EARLIER_STATE_SIZE``
+        words: a word per square in each history entry), rewritten in the current layout;
+        any other array as it is."""
+        if state.ndim != 1 or state.shape[0] != EARLIER_STATE_SIZE or not np.issubdtype(state.dtype, np.integer):
+            return state
+        current = np.zeros(layout.STATE_SIZE, dtype=np.int64)
+        current[: layout.HIST] = state[: layout.HIST]
+        for entry in range(layout.HISTORY):
+            earlier = state[layout.HIST + entry * EARLIER_SNAP_SIZE : layout.HIST + (entry + 1) * EARLIER_SNAP_SIZE].astype(np.int64)
+            squares = earlier[:64]
+            if ((squares < 0) | (squares >= 256 << 4)).any():
+                raise ValueError(
+                    f"{self.spec.env_id}: corrupt state (earlier layout): history entry {entry} has a square word out of range"
+                )
+            at = layout.HIST + entry * layout.SNAP_SIZE
+            write_snapshot_squares(current, at, squares & 15, squares >> 4)
+            current[at + layout.SNAP_CASTLING : at + layout.SNAP_SIZE] = earlier[64 : 64 + _SNAP_FIELDS]
+        return current
+
     def _check_fields(self, state: np.ndarray) -> None:
         env_id = self.spec.env_id
 
         def bad(text: str) -> None:
             raise ValueError(f"{env_id}: corrupt state: {text}")
+
+        self._check_history(state, bad)
 
         board = state[layout.BOARD : layout.BOARD + 64]
         allowed = {0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())
@@ -684,6 +715,23 @@ class TimelordChess(Game):
             bad("eviction phase without an evicted piece")
         if not 0 <= state[layout.BACKWARD_TRAVELS] <= 2 or not 0 <= state[layout.BACKWARD_TRAVELS + 1] <= 2:
             bad("backward travel counts outside 0..2")
+
+    def _check_history(self, state: np.ndarray, bad) -> None:
+        """Each stored history entry's packed squares: codes the game uses, and the
+        occupied-squares word the observation walks agreeing with them."""
+        count, top = int(state[layout.HIST_COUNT]), int(state[layout.HIST_TOP])
+        if not 1 <= count <= layout.HISTORY or not 0 <= top < layout.HISTORY:
+            return  # named by the check of those two words
+        allowed = np.array(sorted({0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())))
+        squares = np.arange(64)
+        for back in range(count):
+            at = layout.HIST + ((top - back) % layout.HISTORY) * layout.SNAP_SIZE
+            codes = (state[at + layout.SNAP_CODES + (squares >> 4)] >> (4 * (squares & 15))) & 15
+            if not np.isin(codes, allowed).all():
+                bad(f"history entry {back} plies back holds a piece code the game does not use")
+            occupied = int(np.bitwise_or.reduce(np.where(codes != EMPTY, np.uint64(1) << squares.astype(np.uint64), np.uint64(0))))
+            if occupied != int(state[at + layout.SNAP_OCCUPIED]) & (1 << 64) - 1:
+                bad(f"history entry {back} plies back: its occupied squares disagree with its pieces")
 
     # --- drawing ---------------------------------------------------------------
     def render_ansi(self, state: np.ndarray) -> str:

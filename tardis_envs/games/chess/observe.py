@@ -7,8 +7,11 @@ attackers, pieces en prise and (written by ``rules.observe``) the moves that mat
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...core.jit import njit
 from ...core.observation import put
+from ...core.sampling import lowest_bit
 from .board import (
     ATTACKER_VALUE,
     attackers,
@@ -62,6 +65,7 @@ from .layout import (
     PHASE_EVICT,
     PHASE_FOLLOW_UP,
     PLY,
+    SNAP_OCCUPIED,
     T_HISTORY_PLANES,
     T_MAX_PLIES,
     T_THREAT_PLANES,
@@ -75,6 +79,7 @@ from .layout import (
 )
 from .tardis import (
     history_slot,
+    snapshot_code,
 )
 
 
@@ -109,8 +114,11 @@ def observe_planes(state, tables, player, out):
     for h in range(min(count, positions)):
         at = history_slot(state, h)
         base = P_HISTORY + h * NUM_PIECE_PLANES
-        for sq in range(64):
-            plane = _piece_plane(state[at + sq] & 15, player)
+        occupied = np.uint64(state[at + SNAP_OCCUPIED])
+        while occupied:  # the pieces of that position, lowest square first
+            sq = lowest_bit(occupied)
+            occupied &= occupied - np.uint64(1)
+            plane = _piece_plane(snapshot_code(state, at, sq), player)
             if plane >= 0:
                 out[(base + plane) * 64 + frame(sq, player)] = 1.0
     if player == BLACK:

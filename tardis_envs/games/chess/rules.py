@@ -43,6 +43,7 @@ from .layout import (
     CASTLING,
     COOLDOWN_PLIES,
     COOLDOWN_UNTIL,
+    CORE_SIZE,
     DIR_DF,
     DIR_DR,
     DOCTOR,
@@ -218,7 +219,7 @@ def _follow_up_actions(state, mask, write):
             if write:
                 mask[A_TARDIS + frame(sq, mover)] = 1
     if travel_allowed(state):
-        scratch = stack_empty(STATE_SIZE, np.int64)  # a copy of the state to rewind in
+        scratch = stack_empty(CORE_SIZE, np.int64)  # a copy of the position to rewind in
         for k in range(1, MAX_TRAVEL + 1):
             if backward_travel_legal(state, k, scratch):
                 count += 1

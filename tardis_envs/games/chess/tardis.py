@@ -5,6 +5,8 @@ themselves, entering and leaving the TARDIS included, are in :mod:`.board`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...core.jit import njit
 from ...core.state import CURRENT_PLAYER, copy_state
 from .board import (
@@ -21,6 +23,7 @@ from .layout import (
     CASTLING,
     COOLDOWN_PLIES,
     COOLDOWN_UNTIL,
+    CORE_SIZE,
     DOCTOR,
     DOCTOR_ID,
     DOCTOR_SQ,
@@ -45,10 +48,13 @@ from .layout import (
     PLY,
     ROOK,
     SNAP_CASTLING,
+    SNAP_CODES,
     SNAP_EP,
     SNAP_EP_FAR,
     SNAP_FULLMOVE,
     SNAP_HALFMOVE,
+    SNAP_IDS,
+    SNAP_OCCUPIED,
     SNAP_PASSENGER,
     SNAP_PASSENGER_ID,
     SNAP_SIZE,
@@ -190,14 +196,47 @@ def history_slot(state, back):
 
 
 @njit
+def snapshot_code(state, at, sq):
+    """Piece code on square ``sq`` in the history entry at offset ``at``."""
+    return (state[at + SNAP_CODES + (sq >> 4)] >> (4 * (sq & 15))) & 15
+
+
+@njit
+def snapshot_id(state, at, sq):
+    """Piece id on square ``sq`` in the history entry at offset ``at``."""
+    return (state[at + SNAP_IDS + (sq >> 3)] >> (8 * (sq & 7))) & 255
+
+
+@njit
+def write_snapshot_squares(state, at, codes, ids):
+    """Pack 64 squares' piece ``codes`` and ``ids`` (any indexable of 64) into the
+    history entry at offset ``at``."""
+    occupied = np.uint64(0)
+    for word in range(4):
+        packed = np.int64(0)
+        for j in range(16):
+            sq = 16 * word + j
+            code = codes[sq]
+            packed |= np.int64(code) << np.int64(4 * j)
+            if code != EMPTY:
+                occupied |= np.uint64(1) << np.uint64(sq)
+        state[at + SNAP_CODES + word] = packed
+    for word in range(8):
+        packed = np.int64(0)
+        for j in range(8):
+            packed |= np.int64(ids[8 * word + j]) << np.int64(8 * j)
+        state[at + SNAP_IDS + word] = packed
+    state[at + SNAP_OCCUPIED] = np.int64(occupied)
+
+
+@njit
 def push_history(state):
     top = (state[HIST_TOP] + 1) % HISTORY
     state[HIST_TOP] = top
     if state[HIST_COUNT] < HISTORY:
         state[HIST_COUNT] += 1
     at = HIST + top * SNAP_SIZE
-    for sq in range(64):
-        state[at + sq] = state[BOARD + sq] | (state[PIECE_ID + sq] << 4)
+    write_snapshot_squares(state, at, state[BOARD : BOARD + 64], state[PIECE_ID : PIECE_ID + 64])
     state[at + SNAP_CASTLING] = state[CASTLING]
     state[at + SNAP_EP] = state[EP_SQUARE]
     state[at + SNAP_EP_FAR] = state[EP_SQUARE_FAR]
@@ -213,18 +252,26 @@ def restore_backward(state, k):
     and the traveller where they are now. Returns False (state untouched
     except scratch) when the travel is impossible: the TARDIS square taken in
     the restored position, or another piece inside the TARDIS back then."""
-    if k >= state[HIST_COUNT]:
+    return restore_from_history(state, state, k)
+
+
+@njit
+def restore_from_history(state, history, k):
+    """:func:`restore_backward` of ``state`` to ``history``'s position ``k`` plies ago:
+    ``history`` is ``state`` itself, or the full state of which ``state`` holds a copy
+    of the first ``CORE_SIZE`` words (what a legality test rewinds, without copying the
+    history ring)."""
+    if k >= history[HIST_COUNT]:
         return False
-    at = history_slot(state, k)
+    at = history_slot(history, k)
     traveller = state[PASSENGER_ID]
-    then_passenger = state[at + SNAP_PASSENGER_ID]
+    then_passenger = history[at + SNAP_PASSENGER_ID]
     if then_passenger != 0 and then_passenger != traveller:
         return False
     block = blocker_square(state)
     for sq in range(64):
-        word = state[at + sq]
-        code = word & 15
-        ident = word >> 4
+        code = snapshot_code(history, at, sq)
+        ident = snapshot_id(history, at, sq)
         if ident == traveller or code == DOCTOR:
             code = EMPTY
             ident = 0
@@ -237,7 +284,7 @@ def restore_backward(state, k):
         if (code & 7) == KING:
             state[KING_SQ + (code >> 3)] = sq
     state[DOCTOR_SQ] = -1
-    castling = state[at + SNAP_CASTLING]
+    castling = history[at + SNAP_CASTLING]
     # a right needs its king and rook at home (the traveller may have been that rook)
     if state[BOARD + 4] != KING or state[BOARD + 7] != ROOK:
         castling &= ~CASTLE_WK
@@ -248,8 +295,8 @@ def restore_backward(state, k):
     if state[BOARD + 60] != (KING | 8) or state[BOARD + 56] != (ROOK | 8):
         castling &= ~CASTLE_BQ
     state[CASTLING] = castling
-    ep = state[at + SNAP_EP]
-    ep_far = state[at + SNAP_EP_FAR]
+    ep = history[at + SNAP_EP]
+    ep_far = history[at + SNAP_EP_FAR]
     # the side to move after the travel is the traveller's opponent: keep the
     # en-passant targets only if they are that side's capture (White captures
     # on the upper half of the board)
@@ -259,17 +306,20 @@ def restore_backward(state, k):
         ep_far = -1
     state[EP_SQUARE] = ep
     state[EP_SQUARE_FAR] = ep_far
-    state[HALFMOVE] = state[at + SNAP_HALFMOVE]
-    state[FULLMOVE] = state[at + SNAP_FULLMOVE]
+    state[HALFMOVE] = history[at + SNAP_HALFMOVE]
+    state[FULLMOVE] = history[at + SNAP_FULLMOVE]
     return True
 
 
 @njit
 def backward_travel_legal(state, k, scratch):
+    """Whether the mover may travel ``k`` plies back: rewinds a copy of the position
+    (``scratch``, ``CORE_SIZE`` words: the history ring is read from ``state``, never
+    copied) and asks whether the mover's king would stand in check."""
     mover = state[CURRENT_PLAYER]
     if state[BACKWARD_TRAVELS + mover] >= MAX_BACKWARD_TRAVELS or k >= state[HIST_COUNT]:
         return False
-    copy_state(scratch, state)
-    if not restore_backward(scratch, k):
+    copy_state(scratch[:CORE_SIZE], state)
+    if not restore_from_history(scratch, state, k):
         return False
     return not in_check(scratch, mover)
