@@ -1,12 +1,33 @@
-"""Shared batch machinery: prefetching a game's rows, the one-row legal pick."""
+"""Shared batch machinery: prefetching a game's rows, streaming rows out, the one-row legal pick."""
 
 import numba
 import numpy as np
 import pytest
 
-from tardis_envs.core.batch import PREFETCH_STATE_BYTES, prefetch_row, prefetch_state
+from tardis_envs import vector
+from tardis_envs.core.batch import (
+    PREFETCH_STATE_BYTES,
+    STREAM_BATCH_BYTES,
+    STREAM_ROW_BYTES,
+    STREAM_SCRATCH_WORDS,
+    prefetch_row,
+    prefetch_state,
+    stream_copy,
+    streams_rows,
+)
 from tardis_envs.core.rng import hash_words
-from tardis_envs.core.sampling import BLOCK, count_legal, hashed_legal, nth_legal, nth_set_bit, popcount, sample_legal, tail_bits
+from tardis_envs.core.sampling import (
+    BLOCK,
+    count_legal,
+    hashed_legal,
+    lowest_bit,
+    nth_legal,
+    nth_set_bit,
+    popcount,
+    sample_legal,
+    tail_bits,
+)
+from tardis_envs.core.state import CURRENT_PLAYER
 
 
 @numba.njit
@@ -32,6 +53,72 @@ def test_prefetching_compiles_for_every_row_dtype_and_changes_nothing(obs_dtype)
     _prefetch_every_row(states[:0], obs[:0], masks[:0])
     for after, before in zip((states, obs, masks), copies):
         assert np.array_equal(after, before)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.float32])
+def test_a_streamed_copy_equals_the_source_at_every_alignment_and_length(dtype):
+    """The non-temporal copy writes whole 64-byte lines only where the target is aligned
+    to one: every start offset within a line and every length around line multiples
+    (none, less than a line, a head, whole lines, a tail) copies exactly, touching no
+    entry outside the target."""
+    rng = np.random.default_rng(1)
+    size = np.dtype(dtype).itemsize
+    buffer = np.zeros(4096 // size, dtype=dtype)
+    for offset in range(64 // size):
+        for length in [0, 1, 7, 31, 32, 33, 63, 64, 65, 127, 128, 129, 300, 1000]:
+            length = min(length, buffer.size - offset - 1)
+            buffer[:] = -1 if dtype != np.uint8 else 255
+            before = buffer.copy()
+            source = rng.integers(0, 100, length).astype(dtype)
+            stream_copy(source, buffer[offset : offset + length])
+            assert np.array_equal(buffer[offset : offset + length], source), (offset, length)
+            assert np.array_equal(buffer[:offset], before[:offset])
+            assert np.array_equal(buffer[offset + length :], before[offset + length :])
+
+
+def test_rows_are_streamed_only_when_long_and_too_many_for_the_cache():
+    row = STREAM_ROW_BYTES
+    many = STREAM_BATCH_BYTES // row + 1
+    assert streams_rows(np.zeros((many, row), np.int8), np.zeros((many, row), np.int8)) == 3
+    assert streams_rows(np.zeros((many, row), np.int8), np.zeros((many, row - 1), np.int8)) == 1  # short rows
+    assert streams_rows(np.zeros((many - 1, row), np.int8), np.zeros((many, row // 2), np.int16)) == 2  # a batch that fits
+    assert streams_rows(np.zeros((many, row // 4), np.float32), np.zeros((1, 1), np.int8)) == 1
+    assert streams_rows(np.zeros((8, STREAM_SCRATCH_WORDS * 8 + 1), np.int8), np.zeros((8, 1), np.int8)) == 0  # past the scratch
+    assert streams_rows(np.zeros((many, 0), np.int8), np.zeros((many, 0), np.int8)) == 0  # no observations
+
+
+def test_a_batch_of_streamed_rows_holds_what_the_kernels_write_directly():
+    """Dr. Who Chess at 4,096 games streams both its observations and its masks; after
+    random steps (with games ending and restarting) every row equals the game's own
+    ``observe`` and ``legal_mask`` of that row's state, written straight into fresh arrays."""
+    num_envs = 4096
+    for obs_dtype in ("compact", "float32"):
+        vec = vector.make("timelord_chess_v1", num_envs, seed=5, obs_dtype=obs_dtype)
+        assert streams_rows(vec._obs_flat, vec.masks) == 3
+        vec.reset()
+        actions = np.zeros(num_envs, dtype=np.int64)
+        kernels, tables = vec.game.kernels, vec.game.tables
+        for counter in range(40):
+            sample_legal(vec.masks, 5, counter, actions)
+            vec.step(actions)
+        for row in range(0, num_envs, 97):
+            state = vec.states[row]
+            mask = np.zeros_like(vec.masks[row])
+            kernels.legal_mask(state.copy(), tables, mask)
+            assert np.array_equal(vec.masks[row], mask), row
+            obs = np.zeros_like(vec._obs_flat[row])
+            kernels.observe(state.copy(), tables, int(state[CURRENT_PLAYER]), obs)
+            assert np.array_equal(vec._obs_flat[row], obs), row
+
+
+@numba.njit
+def _lowest_bit(word):
+    return lowest_bit(word)
+
+
+def test_lowest_bit_against_python():
+    for word in [1, 2, 3, 2**63, 2**64 - 1, 0x5555555555555550, 1 << 40 | 1 << 50]:
+        assert _lowest_bit(np.uint64(word)) == (word & -word).bit_length() - 1
 
 
 def test_nth_legal_and_count_legal():
