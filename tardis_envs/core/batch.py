@@ -104,7 +104,7 @@ def step_one(step_and_mask, observe, state, tables, action, obs, mask, rewards, 
     the mask out, to find whether a real decision follows, hands it over
     instead of computing it twice). ``stream``: :func:`streams_rows` of the batch.
     """
-    step_and_mask_row(step_and_mask, state, tables, action, mask, stream)
+    write_row(step_and_mask, state, tables, action, mask, stream & 2)
     for p in range(rewards.shape[0]):
         rewards[p] = state[REWARDS + p]
     status = state[STATUS]
@@ -113,7 +113,7 @@ def step_one(step_and_mask, observe, state, tables, action, obs, mask, rewards, 
     if status != RUNNING:
         return True
     if observe_seats[state[CURRENT_PLAYER]]:
-        observe_row(observe, state, tables, state[CURRENT_PLAYER], obs, stream)
+        write_row(observe, state, tables, state[CURRENT_PLAYER], obs, stream & 1)
     return False
 
 
@@ -277,25 +277,26 @@ def streams_rows(obs, masks):
 
 
 @njit_shared_body
-def observe_row(observe, state, tables, player, obs, stream):
-    """``observe`` into ``obs``, through a streamed scratch buffer when bit 0 of ``stream``."""
-    if stream & 1:
+def write_row(kernel, state, tables, argument, row, streamed):
+    """``kernel(state, tables, argument, row)``: a game's ``step_and_mask`` (``argument`` the
+    action, ``row`` the legal mask it writes whole) or ``observe`` (the observer, the
+    observation); when ``streamed``, through a scratch buffer streamed out to ``row``."""
+    if streamed:
         words = stack_empty(STREAM_SCRATCH_WORDS, np.int64)
-        scratch = words.view(obs.dtype)[: obs.size]
-        observe(state, tables, player, scratch)
-        stream_copy(scratch, obs)
+        scratch = words.view(row.dtype)[: row.size]
+        kernel(state, tables, argument, scratch)
+        stream_copy(scratch, row)
     else:
-        observe(state, tables, player, obs)
+        kernel(state, tables, argument, row)
 
 
 @njit_shared_body
-def step_and_mask_row(step_and_mask, state, tables, action, mask, stream):
-    """``step_and_mask`` writing ``mask``, through a streamed scratch buffer when bit 1 of
-    ``stream`` (every game's ``step_and_mask`` writes the whole mask)."""
-    if stream & 2:
-        words = stack_empty(STREAM_SCRATCH_WORDS, np.int64)
-        scratch = words.view(mask.dtype)[: mask.size]
-        step_and_mask(state, tables, action, scratch)
-        stream_copy(scratch, mask)
-    else:
-        step_and_mask(state, tables, action, mask)
+def step_row(init, legal_mask, step_and_mask, observe, batch, i, stream):
+    """Game ``i`` of a ``batch_step`` over ``batch = (states, tables, actions, obs, masks,
+    rewards, done, observe_seats)``: its next state prefetched, ``actions[i]`` played
+    (:func:`step_one`; ``stream`` from :func:`streams_rows`), and a game that ended
+    restarted (:func:`reset_one`)."""
+    states, tables, actions, obs, masks, rewards, done, observe_seats = batch
+    prefetch_state(states, i + 1)
+    if step_one(step_and_mask, observe, states[i], tables, actions[i], obs[i], masks[i], rewards[i], done[i], observe_seats[i], stream):
+        reset_one(init, legal_mask, observe, states[i], tables, next_key(states[i]), obs[i], masks[i], observe_seats[i])

@@ -4,7 +4,7 @@ each game spells these out with ``rules.<name>`` instead of sharing one factory)
 from __future__ import annotations
 
 from ...core import search as core_search
-from ...core.batch import next_key, prefetch_state, reset_one, step_one, step_until_seat_key, step_until_seat_one, streams_rows
+from ...core.batch import reset_one, step_row, step_until_seat_key, step_until_seat_one, streams_rows
 from ...core.jit import njit, njit_parallel, prange
 from . import hidden, rules
 
@@ -18,44 +18,13 @@ def batch_reset(states, tables, keys, obs, masks, observe_seats):
 @njit_parallel
 def batch_step(states, tables, actions, obs, masks, rewards, done, observe_seats):
     stream = streams_rows(obs, masks)
+    batch = (states, tables, actions, obs, masks, rewards, done, observe_seats)
     if stream == 0:  # rows that stay in cache: this loop compiles without the streaming paths
         for i in prange(states.shape[0]):
-            prefetch_state(states, i + 1)
-            if step_one(
-                rules.step_and_mask,
-                rules.observe,
-                states[i],
-                tables,
-                actions[i],
-                obs[i],
-                masks[i],
-                rewards[i],
-                done[i],
-                observe_seats[i],
-                0,
-            ):
-                reset_one(
-                    rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], observe_seats[i]
-                )
+            step_row(rules.init, rules.legal_mask, rules.step_and_mask, rules.observe, batch, i, 0)
     else:
         for i in prange(states.shape[0]):
-            prefetch_state(states, i + 1)
-            if step_one(
-                rules.step_and_mask,
-                rules.observe,
-                states[i],
-                tables,
-                actions[i],
-                obs[i],
-                masks[i],
-                rewards[i],
-                done[i],
-                observe_seats[i],
-                stream,
-            ):
-                reset_one(
-                    rules.init, rules.legal_mask, rules.observe, states[i], tables, next_key(states[i]), obs[i], masks[i], observe_seats[i]
-                )
+            step_row(rules.init, rules.legal_mask, rules.step_and_mask, rules.observe, batch, i, stream)
 
 
 @njit_parallel
