@@ -38,7 +38,7 @@ import numba
 import numpy as np
 
 from . import ENV_IDS, RETIRED_ENV_IDS, env_module, vector
-from .core.batch import prefetch_state
+from .core.batch import prefetch_state, streams_rows, write_row
 from .core.floor import floor_step, make_floor, memory_copy
 from .core.sampling import count_legal, nth_legal, sample_legal
 from .core.state import CURRENT_PLAYER, STATUS
@@ -655,13 +655,13 @@ def format_memory_profile(env_id: str, prof: dict) -> str:
 
 
 @numba.njit(nogil=True, parallel=True)  # not cached: takes kernels as arguments
-def _time_phase(kernel_kind, init, step_and_mask, legal_mask, observe, states, tables, actions, obs, masks):
+def _time_phase(kernel_kind, init, step_and_mask, legal_mask, observe, states, tables, actions, obs, masks, stream):
     for i in numba.prange(states.shape[0]):
         if kernel_kind < 3:
             prefetch_state(states, i + 1)  # as the batch loop does
         s = states[i]
         if kernel_kind == 0:
-            step_and_mask(s, tables, actions[i], masks[i])
+            write_row(step_and_mask, s, tables, actions[i], masks[i], stream & 2)  # streamed as the batch loop streams
             if s[STATUS] != 0:
                 key = s[2]
                 s[:] = 0
@@ -671,7 +671,7 @@ def _time_phase(kernel_kind, init, step_and_mask, legal_mask, observe, states, t
         elif kernel_kind == 1:
             legal_mask(s, tables, masks[i])
         elif kernel_kind == 2:
-            observe(s, tables, s[CURRENT_PLAYER], obs[i])
+            write_row(observe, s, tables, s[CURRENT_PLAYER], obs[i], stream & 1)
 
 
 def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: int = 200, obs_dtype: str = "float32", **options) -> dict:
@@ -681,7 +681,9 @@ def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: 
     (Python, numpy, the legality check). Each phase is timed in a pass of its own
     over all games, less a pass that calls no kernel (starting and joining the
     threads), so a game whose state does not fit in cache pays its memory
-    traffic once per phase (``other`` then comes out negative)."""
+    traffic once per phase (``other`` then comes out negative). The step and the
+    observation write their rows as ``batch_step`` does, streamed past the cache where
+    :func:`~tardis_envs.core.batch.streams_rows` says so; the legal mask timed alone is not."""
     vec = vector.make(env_id, num_envs, seed=0, num_threads=threads, obs_dtype=obs_dtype, **options)
     _, masks, _ = vec.reset()
     k = vec.game.kernels
@@ -707,14 +709,25 @@ def profile_batched(env_id: str, num_envs: int = 8192, threads: int = 2, steps: 
             states = vec.states.copy()
             masks2 = vec.masks.copy()
             obs2 = vec._obs_flat.copy()
+            stream = streams_rows(obs2, masks2)  # the whole batch's: the phases write rows as batch_step does
             _time_phase(
-                kind, k.init, k.step_and_mask, k.legal_mask, k.observe, states[:2], vec.game.tables, actions[:2], obs2[:2], masks2[:2]
+                kind,
+                k.init,
+                k.step_and_mask,
+                k.legal_mask,
+                k.observe,
+                states[:2],
+                vec.game.tables,
+                actions[:2],
+                obs2[:2],
+                masks2[:2],
+                stream,
             )
             started = time.perf_counter()
             for c in range(steps):
                 if kind == 0:
                     sample_legal(masks2, 0, c, actions)  # legal actions for the new masks
-                _time_phase(kind, k.init, k.step_and_mask, k.legal_mask, k.observe, states, vec.game.tables, actions, obs2, masks2)
+                _time_phase(kind, k.init, k.step_and_mask, k.legal_mask, k.observe, states, vec.game.tables, actions, obs2, masks2, stream)
             phases[name] = time.perf_counter() - started
         dispatch = phases.pop("dispatch")
         for name in phases:
