@@ -20,14 +20,15 @@ from numba.extending import intrinsic
 
 from .jit import njit, njit_shared_body, stack_empty
 from .rng import hash_words, rng_new_key
-from .sampling import hashed_legal
+from .sampling import BLOCK, block_address, hashed_legal
 from .state import CURRENT_PLAYER, REWARDS, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED, VARIANT
 
 # the action of a game where nobody moves in this call (step_until_seat_one)
 WAIT = -1
 
-# bytes of a cache line (x86-64 and most ARM cores): the unit a prefetch brings in
-CACHE_LINE_BYTES = 64
+# bytes of a cache line (x86-64 and most ARM cores): the unit a prefetch brings in, and the
+# block a streamed store writes (sampling's BLOCK, which reads a mask a line at a time)
+CACHE_LINE_BYTES = BLOCK
 
 
 @intrinsic
@@ -202,13 +203,9 @@ def _stream_block(typingctx, target, target_byte, source, source_byte):
     it, then writes it back: twice the traffic) and without evicting what is cached."""
 
     def codegen(context, builder, signature, args):
-        byte = ir.IntType(8).as_pointer()
-        block = ir.VectorType(ir.IntType(64), CACHE_LINE_BYTES // 8).as_pointer()
-        target_data = context.make_array(signature.args[0])(context, builder, args[0]).data
-        source_data = context.make_array(signature.args[2])(context, builder, args[2]).data
-        to = builder.bitcast(builder.gep(builder.bitcast(target_data, byte), [args[1]]), block)
-        from_ = builder.bitcast(builder.gep(builder.bitcast(source_data, byte), [args[3]]), block)
-        store = builder.store(builder.load(from_, align=8), to, align=CACHE_LINE_BYTES)
+        to = block_address(context, builder, context.make_array(signature.args[0])(context, builder, args[0]), args[1])
+        from_ = block_address(context, builder, context.make_array(signature.args[2])(context, builder, args[2]), args[3])
+        store = builder.store(builder.load(from_, align=1), to, align=CACHE_LINE_BYTES)
         store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(ir.IntType(32), 1)]))
         return context.get_dummy_value()
 

@@ -32,8 +32,9 @@ _BYTE = ir.IntType(8)
 _BYTE_BLOCK = ir.VectorType(_BYTE, BLOCK)
 
 
-def _block_address(context, builder, array, start):
-    """LLVM pointer to the 64 bytes of ``array`` (a numba array struct) from entry ``start``."""
+def block_address(context, builder, array, start):
+    """LLVM pointer to the 64 bytes (``BLOCK``, a cache line) of ``array`` (a numba array
+    struct) from byte ``start`` (the entry, for a byte array)."""
     return builder.bitcast(builder.gep(builder.bitcast(array.data, _BYTE.as_pointer()), [start]), _BYTE_BLOCK.as_pointer())
 
 
@@ -51,7 +52,7 @@ def _nonzero_bits(typingctx, mask, start):
 
     def codegen(context, builder, signature, args):
         array = context.make_array(signature.args[0])(context, builder, args[0])
-        return _nonzero_word(builder, builder.load(_block_address(context, builder, array, args[1]), align=1))
+        return _nonzero_word(builder, builder.load(block_address(context, builder, array, args[1]), align=1))
 
     return types.uint64(mask, types.int64), codegen
 
@@ -153,7 +154,7 @@ def _masked_nonzero_bits(typingctx, mask, start):
             ir.FunctionType(_BYTE_BLOCK, [_BYTE_BLOCK.as_pointer(), ir.IntType(32), lanes_type, _BYTE_BLOCK]),
             "llvm.masked.load.v64i8.p0",
         )
-        address = _block_address(context, builder, array, args[1])
+        address = block_address(context, builder, array, args[1])
         values = builder.call(masked_load, [address, ir.IntType(32)(1), lanes, ir.Constant(_BYTE_BLOCK, None)])
         return _nonzero_word(builder, values)
 

@@ -656,7 +656,7 @@ class TimelordChess(Game):
         self._check_history(state, bad)
 
         board = state[layout.BOARD : layout.BOARD + 64]
-        allowed = {0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())
+        allowed = self._board_codes()
         for sq_, code in enumerate(board):
             if int(code) not in allowed:
                 bad(f"square {square_name(sq_)} holds piece code {int(code)}")
@@ -716,13 +716,17 @@ class TimelordChess(Game):
         if not 0 <= state[layout.BACKWARD_TRAVELS] <= 2 or not 0 <= state[layout.BACKWARD_TRAVELS + 1] <= 2:
             bad("backward travel counts outside 0..2")
 
+    def _board_codes(self) -> set[int]:
+        """The codes a square may hold: empty, each side's six pieces, and Dr. Who in the variant."""
+        return {0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())
+
     def _check_history(self, state: np.ndarray, bad) -> None:
         """Each stored history entry's packed squares: codes the game uses, and the
         occupied-squares word the observation walks agreeing with them."""
         count, top = int(state[layout.HIST_COUNT]), int(state[layout.HIST_TOP])
         if not 1 <= count <= layout.HISTORY or not 0 <= top < layout.HISTORY:
             return  # named by the check of those two words
-        allowed = np.array(sorted({0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())))
+        allowed = np.array(sorted(self._board_codes()))
         squares = np.arange(64)
         for back in range(count):
             at = layout.HIST + ((top - back) % layout.HISTORY) * layout.SNAP_SIZE

@@ -23,7 +23,6 @@ from .layout import (
     CASTLING,
     COOLDOWN_PLIES,
     COOLDOWN_UNTIL,
-    CORE_SIZE,
     DOCTOR,
     DOCTOR_ID,
     DOCTOR_SQ,
@@ -319,7 +318,7 @@ def backward_travel_legal(state, k, scratch):
     mover = state[CURRENT_PLAYER]
     if state[BACKWARD_TRAVELS + mover] >= MAX_BACKWARD_TRAVELS or k >= state[HIST_COUNT]:
         return False
-    copy_state(scratch[:CORE_SIZE], state)
+    copy_state(scratch, state)  # its first CORE_SIZE words, the length of scratch
     if not restore_from_history(scratch, state, k):
         return False
     return not in_check(scratch, mover)
