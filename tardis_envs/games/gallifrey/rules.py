@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, stack_empty
+from ...core.jit import njit
+from ...core.masks import ENTRIES_OF_BYTE, store_entries
 from ...core.observation import put
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_below, rng_ppm, rng_shuffle
@@ -237,6 +238,14 @@ def init(state, tables):
     _begin_exchange(state, tables)
 
 
+# The legal-mask entries of four card choices, ``card * 2 + edge`` for edge 0 and 1, as the
+# bytes of a word (byte ``2 * c + e`` is 1 when card choice ``c`` is in the 4-bit set): the
+# first or last eight entries of a block of 16 (see ``legal_mask``), before the Edge.
+CARD_PAIR_ENTRIES = np.array([sum(0x0101 << (16 * c) for c in range(4) if choices >> c & 1) for choices in range(16)], dtype=np.uint64)
+EVERY_ENTRY = np.uint64(0x0101010101010101)
+NO_EDGE_ENTRIES = np.uint64(0x0001000100010001)  # the even entries: edge 0
+
+
 # --- legal actions (threat level trivial: restrain/subdue; dangerous: subdue/wound; deadly: wound/kill)
 @njit
 def legal_mask(state, tables, out):
@@ -264,18 +273,18 @@ def legal_mask(state, tables, out):
         cards |= ((1 << (2 * held)) - 1) << 2  # choices 2 .. 2 + 2 * held - 1
     # The 16 actions of one (attack, defence, condition) are ``card * 2 + edge``, and
     # which of them are legal is the same for every legal (attack, defence, condition):
-    # ``row``, written into each such block of 16 (a vector copy), zeros elsewhere.
-    edges = 1 if state[side(seat, F_EDGES_LEFT)] > 0 else 0
-    row = stack_empty(16, np.int8)
-    for j in range(16):
-        row[j] = ((cards >> (j >> 1)) & 1) & (edges | (1 - (j & 1)))
+    # that row of 16 entries, as the bytes of two words, is stored into each such block
+    # (two word stores), zeros elsewhere.
+    edge_entries = EVERY_ENTRY if state[side(seat, F_EDGES_LEFT)] > 0 else NO_EDGE_ENTRIES
+    row_low = CARD_PAIR_ENTRIES[cards & 15] & edge_entries
+    row_high = CARD_PAIR_ENTRIES[(cards >> 4) & 15] & edge_entries
     for block in range(NUM_ACTIONS // 16):
         attack = block >> 3
         defence = (block >> 2) & 1
         condition = block & 3
-        legal = np.int8((attack < attacks) & (defence < defences) & (condition >= low) & (condition < low + 2))
-        for j in range(16):
-            out[16 * block + j] = row[j] * legal
+        legal = np.uint64((attack < attacks) & (defence < defences) & (condition >= low) & (condition < low + 2))
+        store_entries(out, 16 * block, row_low * legal)
+        store_entries(out, 16 * block + 8, row_high * legal)
 
 
 @njit
@@ -557,59 +566,83 @@ def _within(x, scale):
 
 @njit
 def observe(state, tables, player, out):
+    # Each word of the state and the tables is read into a local before the stores that
+    # use it: numba gives the compiler no aliasing facts, so a word read again after a
+    # store into ``out`` is loaded again. With that and the deck's entries stored eight
+    # at a time, one game in a numba loop: 55 -> 36 ns.
     out[:] = 0.0
     me = player
     them = 1 - player
+    scene_modifiers = T_SCENES + state[SCENE] * SCENE_FIELDS + S_MODIFIER
     for k in range(2):
         s = me if k == 0 else them
+        c = character_base(tables, state[side(s, F_CHARACTER)])
+        injuries = state[side(s, F_INJURIES)]
+        edges_left = state[side(s, F_EDGES_LEFT)]
+        acquired_used = state[side(s, F_ACQUIRED_USED)]
+        stasis = tables[c + C_ASPECT + STASIS]
         for a in range(4):
-            put(out, O_OWN_ASPECTS + 8 * k + a, base_aspect(state, tables, s, a), 10)
-            put(out, O_OWN_EFFECTIVE + 8 * k + a, _within(effective_aspect(state, tables, s, a), 10), 10)
-        stasis = base_aspect(state, tables, s, STASIS)
-        put(out, O_INJURIES + k, _within(state[side(s, F_INJURIES)], 16), 16)
+            aspect = tables[c + C_ASPECT + a]
+            effective = max(aspect + tables[c + C_MODIFIER + a] + tables[scene_modifiers + a], 0)  # effective_aspect
+            put(out, O_OWN_ASPECTS + 8 * k + a, aspect, 10)
+            put(out, O_OWN_EFFECTIVE + 8 * k + a, _within(effective, 10), 10)
+        put(out, O_INJURIES + k, _within(injuries, 16), 16)
         put(out, O_OUT_AT + k, out_of_action_at(stasis), 16)
         put(out, O_KILLED_AT + k, killed_at(stasis), 16)
-        put(out, O_EDGES + k, state[side(s, F_EDGES_LEFT)], 3)
-        out[O_ACQUIRED_USED + k] = state[side(s, F_ACQUIRED_USED)]
+        put(out, O_EDGES + k, edges_left, 3)
+        out[O_ACQUIRED_USED + k] = acquired_used
     c = character_base(tables, state[side(me, F_CHARACTER)])
     for i in range(tables[c + C_NUM_ACQUIRED]):
         card = tables[c + C_ACQUIRED + i]
+        modifier = tables[T_CARD_MODIFIER + card]
+        escalation = tables[T_CARD_ESCALATION + card]
         out[O_ACQUIRED + 3 * i] = 1.0
-        put(out, O_ACQUIRED + 3 * i + 1, tables[T_CARD_MODIFIER + card], 2)
-        put(out, O_ACQUIRED + 3 * i + 2, tables[T_CARD_ESCALATION + card], 2)
-    out[O_FORCED] = state[side(me, F_FORCED)]
-    out[O_FLUX + state[FLUX]] = 1.0
-    out[O_WAR + tables[c + C_WAR]] = 1.0
-    out[O_FAULT + tables[c + C_FAULT]] = 1.0
+        put(out, O_ACQUIRED + 3 * i + 1, modifier, 2)
+        put(out, O_ACQUIRED + 3 * i + 2, escalation, 2)
+    forced, flux, war, fault = state[side(me, F_FORCED)], state[FLUX], tables[c + C_WAR], tables[c + C_FAULT]
+    out[O_FORCED] = forced
+    out[O_FLUX + flux] = 1.0
+    out[O_WAR + war] = 1.0
+    out[O_FAULT + fault] = 1.0
     # every card of the Time Deck: 1 while it is still to be drawn (a fixed loop: the
-    # number left is as random as the game)
+    # number left is as random as the game), gathered as a word of bits and stored eight
+    # entries at a time; the last store also zeroes the four entries after the deck's,
+    # which are written below
     deck_pos = state[DECK_POS]
+    in_deck = np.uint64(0)
     for i in range(DECK_SIZE):
-        out[O_DECK + state[DECK + i]] = i >= deck_pos
-    put(out, O_DECK_SIZE, DECK_SIZE - state[DECK_POS], DECK_SIZE)
-    out[O_MODE + tables[T_MODE]] = 1.0
-    out[O_THREAT + tables[T_THREAT]] = 1.0
-    put(out, O_EXCHANGE, state[EXCHANGE], max(tables[T_MAX_EXCHANGES], 1))
+        in_deck |= np.uint64(i >= deck_pos) << np.uint64(state[DECK + i])
+    for w in range((DECK_SIZE + 7) // 8):
+        store_entries(out, O_DECK + 8 * w, ENTRIES_OF_BYTE[(in_deck >> np.uint64(8 * w)) & np.uint64(0xFF)])
+    mode, threat, exchange, max_exchanges = tables[T_MODE], tables[T_THREAT], state[EXCHANGE], tables[T_MAX_EXCHANGES]
+    put(out, O_DECK_SIZE, DECK_SIZE - deck_pos, DECK_SIZE)
+    out[O_MODE + mode] = 1.0
+    out[O_THREAT + threat] = 1.0
+    put(out, O_EXCHANGE, exchange, max(max_exchanges, 1))
     out[O_SEAT] = me
-    if tables[T_MODE] == MODE_CONTEST and contest_attacker(state) == me:
+    if mode == MODE_CONTEST and (exchange & 1) == me:  # contest_attacker
         out[O_ATTACKER] = 1.0
     if state[last(0, L_ACTION)] >= 0:
+        outcome, last_winner = state[LAST_OUTCOME], state[LAST_WINNER]
         for k in range(2):
             s = me if k == 0 else them
+            a, condition, source = state[last(s, L_ACTION)], state[last(s, L_CONDITION)], state[last(s, L_SOURCE)]
+            card, levels = state[last(s, L_CARD)], state[last(s, L_LEVELS)]
+            attack, defence, injuries = state[last(s, L_ATTACK)], state[last(s, L_DEFENCE)], state[last(s, L_INJURIES)]
+            edge, forced = state[last(s, L_EDGE)], state[last(s, L_FORCED)]
             base = O_LAST + k * LAST_BLOCK
-            a = state[last(s, L_ACTION)]
             out[base + LB_ATTACK + action_attack(a)] = 1.0
             out[base + LB_DEFENCE + action_defence(a)] = 1.0
-            out[base + LB_CONDITION + state[last(s, L_CONDITION)]] = 1.0
-            out[base + LB_SOURCE + state[last(s, L_SOURCE)]] = 1.0
-            put(out, base + LB_LEVELS, _within(state[last(s, L_LEVELS)], 3), 3)
-            put(out, base + LB_ATTACK_VALUE, _within(state[last(s, L_ATTACK)], 16), 16)
-            put(out, base + LB_DEFENCE_VALUE, _within(state[last(s, L_DEFENCE)], 16), 16)
-            put(out, base + LB_INJURIES, _within(state[last(s, L_INJURIES)], 16), 16)
-            out[base + LB_EDGE] = state[last(s, L_EDGE)]
-            out[base + LB_FORCED] = state[last(s, L_FORCED)]
-            if state[last(s, L_CARD)] >= 0:
-                out[base + LB_CARD + state[last(s, L_CARD)]] = 1.0
-        out[O_OUTCOME + state[LAST_OUTCOME]] = 1.0
-        if state[LAST_WINNER] >= 0:
-            out[O_LAST_WINNER + (0 if state[LAST_WINNER] == me else 1)] = 1.0
+            out[base + LB_CONDITION + condition] = 1.0
+            out[base + LB_SOURCE + source] = 1.0
+            put(out, base + LB_LEVELS, _within(levels, 3), 3)
+            put(out, base + LB_ATTACK_VALUE, _within(attack, 16), 16)
+            put(out, base + LB_DEFENCE_VALUE, _within(defence, 16), 16)
+            put(out, base + LB_INJURIES, _within(injuries, 16), 16)
+            out[base + LB_EDGE] = edge
+            out[base + LB_FORCED] = forced
+            if card >= 0:
+                out[base + LB_CARD + card] = 1.0
+        out[O_OUTCOME + outcome] = 1.0
+        if last_winner >= 0:
+            out[O_LAST_WINNER + (0 if last_winner == me else 1)] = 1.0
