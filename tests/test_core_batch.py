@@ -202,12 +202,14 @@ def test_the_legal_pick_reads_masks_of_any_dtype_and_layout():
     base = (rng.random((6, 300)) < 0.2).astype(np.int8)
     expected = [[nth_legal(row, k) for k in range(12)] for row in base]
     for masks in (base.astype(np.bool_), base.astype(np.int32), np.asfortranarray(base), base.T.copy().T):
-        for row, want in zip(masks, expected):
+        for row, want, counted in zip(masks, expected, base):
             assert [nth_legal(row, k) for k in range(12)] == want
+            assert count_legal(row) == np.count_nonzero(counted)
     strided = np.zeros((6, 600), dtype=np.int8)
     strided[:, ::2] = base
-    for row, want in zip(strided[:, ::2], expected):
+    for row, want, counted in zip(strided[:, ::2], expected, base):
         assert [nth_legal(row, k) for k in range(12)] == want
+        assert count_legal(row) == np.count_nonzero(counted)
     out = np.zeros(6, dtype=np.int64)
     sample_legal(base.astype(np.bool_), 3, 1, out)
     picks = np.zeros(6, dtype=np.int64)
