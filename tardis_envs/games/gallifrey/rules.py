@@ -190,7 +190,13 @@ def card_levels(state, tables, seat, card, reversed_):
 
 @njit
 def contest_attacker(state):
-    return state[EXCHANGE] & 1
+    return attacker_in_exchange(state[EXCHANGE])
+
+
+@njit
+def attacker_in_exchange(exchange):
+    """Contest mode: the seat that attacks in exchange ``exchange`` (from 0), the seats taking turns."""
+    return exchange & 1
 
 
 @njit
@@ -620,7 +626,7 @@ def observe(state, tables, player, out):
     out[O_THREAT + threat] = 1.0
     put(out, O_EXCHANGE, exchange, max(max_exchanges, 1))
     out[O_SEAT] = me
-    if mode == MODE_CONTEST and (exchange & 1) == me:  # contest_attacker
+    if mode == MODE_CONTEST and attacker_in_exchange(exchange) == me:
         out[O_ATTACKER] = 1.0
     if state[last(0, L_ACTION)] >= 0:
         outcome, last_winner = state[LAST_OUTCOME], state[LAST_WINNER]
