@@ -17,7 +17,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic, overload
 
-from .sampling import _is_contiguous_bytes
+from .sampling import _is_contiguous_bytes, byte_address
 
 _WORD = ir.IntType(64)
 
@@ -34,8 +34,7 @@ def _store_word(typingctx, out, start, word):
 
     def codegen(context, builder, signature, args):
         array = context.make_array(signature.args[0])(context, builder, args[0])
-        byte = builder.gep(builder.bitcast(array.data, ir.IntType(8).as_pointer()), [args[1]])
-        builder.store(args[2], builder.bitcast(byte, _WORD.as_pointer()), align=1)
+        builder.store(args[2], builder.bitcast(byte_address(builder, array, args[1]), _WORD.as_pointer()), align=1)
         return context.get_dummy_value()
 
     return types.void(out, types.int64, types.uint64), codegen

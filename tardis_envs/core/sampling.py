@@ -32,10 +32,15 @@ _BYTE = ir.IntType(8)
 _BYTE_BLOCK = ir.VectorType(_BYTE, BLOCK)
 
 
+def byte_address(builder, array, start):
+    """LLVM byte pointer to byte ``start`` of ``array``'s data (a numba array struct)."""
+    return builder.gep(builder.bitcast(array.data, _BYTE.as_pointer()), [start])
+
+
 def block_address(context, builder, array, start):
     """LLVM pointer to the 64 bytes (``BLOCK``, a cache line) of ``array`` (a numba array
     struct) from byte ``start`` (the entry, for a byte array)."""
-    return builder.bitcast(builder.gep(builder.bitcast(array.data, _BYTE.as_pointer()), [start]), _BYTE_BLOCK.as_pointer())
+    return builder.bitcast(byte_address(builder, array, start), _BYTE_BLOCK.as_pointer())
 
 
 def _nonzero_word(builder, values):

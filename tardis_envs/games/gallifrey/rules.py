@@ -162,9 +162,15 @@ def base_aspect(state, tables, seat, aspect):
 def effective_aspect(state, tables, seat, aspect):
     """Aspect level with the character's and the scene's modifiers (never below 0)."""
     c = character_base(tables, state[SIDE + SIDE_FIELDS * seat + F_CHARACTER])
-    level = tables[c + C_ASPECT + aspect] + tables[c + C_MODIFIER + aspect]
-    level += tables[T_SCENES + state[SCENE] * SCENE_FIELDS + S_MODIFIER + aspect]
-    return max(level, 0)
+    return aspect_level(tables, c, T_SCENES + state[SCENE] * SCENE_FIELDS + S_MODIFIER, aspect)
+
+
+@njit
+def aspect_level(tables, character, scene_modifiers, aspect):
+    """:func:`effective_aspect` of the character record at ``character`` in the scene whose
+    modifiers start at ``scene_modifiers`` (both offsets into ``tables``)."""
+    level = tables[character + C_ASPECT + aspect] + tables[character + C_MODIFIER + aspect]
+    return max(level + tables[scene_modifiers + aspect], 0)
 
 
 @njit
@@ -589,7 +595,7 @@ def observe(state, tables, player, out):
         stasis = tables[c + C_ASPECT + STASIS]
         for a in range(4):
             aspect = tables[c + C_ASPECT + a]
-            effective = max(aspect + tables[c + C_MODIFIER + a] + tables[scene_modifiers + a], 0)  # effective_aspect
+            effective = aspect_level(tables, c, scene_modifiers, a)
             put(out, O_OWN_ASPECTS + 8 * k + a, aspect, 10)
             put(out, O_OWN_EFFECTIVE + 8 * k + a, _within(effective, 10), 10)
         put(out, O_INJURIES + k, _within(injuries, 16), 16)
