@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
+from .jit import njit, njit_inline, stack_empty
 from .state import CHANCE_TAPE
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -129,9 +129,75 @@ def _below(state, at, n):
             return np.int64(x % span)
 
 
+# A shuffle of up to ``SHUFFLE_AT_ONCE`` items makes its draws at once (``rng_shuffle``).
+# Step ``k`` of a shuffle of ``n`` draws below ``n - k``; its bound's tables are read at
+# ``SHUFFLE_AT_ONCE - n + k``, so consecutive steps read consecutive entries (vector loads).
+SHUFFLE_AT_ONCE = 64
+_SHUFFLE_MIN_AT_ONCE = 12  # below this, one draw after another is as fast
+_TOP = (1 << 63) - 1
+_STEP_BOUNDS = range(SHUFFLE_AT_ONCE, 1, -1)  # entry m: the bound SHUFFLE_AT_ONCE - m
+_STEP_BOUND = np.array([float(bound) for bound in _STEP_BOUNDS], dtype=np.float64)
+_STEP_INVERSE = np.array([1.0 / bound for bound in _STEP_BOUNDS], dtype=np.float64)
+_STEP_LIMIT = np.array([_TOP - _TOP % bound for bound in _STEP_BOUNDS], dtype=np.uint64)  # as _below's
+_LOW_WORD = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+
+
 @njit
+def small_remainder(x, bound, inverse):
+    """``x % n`` for ``x < 2**63`` and ``2 <= n <= SHUFFLE_AT_ONCE``, exactly, without a
+    division: ``bound`` is ``float(n)``, ``inverse`` the double nearest ``1 / n``.
+
+    In two steps of 32 bits: ``part``, the top half less a multiple of ``n`` (its remainder,
+    or that plus ``n``), then the remainder of ``part * 2**32 + low``, a number below
+    ``(n + 1) * 2**32 < 2**53`` that a double holds exactly. Each quotient is the floor of a
+    double product within ``2**-13`` of the true quotient, whose fraction is a multiple of
+    ``1 / n``: the floor is the true quotient, or one less when that quotient is whole, which
+    leaves ``n`` (corrected to 0 in the second step; the first step's ``n`` is harmless).
+    Vector units do this eight lanes at a time (AVX-512), where a 64-bit division is one at
+    a time and takes 10-18 cycles.
+    """
+    high = np.float64(x >> _S32)
+    part = high - np.floor(high * inverse) * bound
+    whole = part * 4294967296.0 + np.float64(x & _LOW_WORD)
+    rest = whole - np.floor(whole * inverse) * bound
+    rest = rest - bound if rest >= bound else rest
+    return np.int64(rest)
+
+
+@njit_inline
 def rng_shuffle(state, at, items, n):
-    """Fisher–Yates shuffle of ``items[:n]`` in place."""
+    """Fisher–Yates shuffle of ``items[:n]`` in place: for ``i`` from ``n - 1`` down to 1,
+    swap item ``i`` with item ``rng_below(i + 1)``.
+
+    Those draws do not depend on one another: draw ``k`` reduces the hash of ``counter + k``
+    (a draw below 64 is rejected about once in ``2**57``, and then every later draw takes the
+    next counter). So a shuffle of 12 to ``SHUFFLE_AT_ONCE`` items makes all its draws first,
+    in one loop the compiler vectorises (hashes eight at a time, each bound's remainder by
+    :func:`small_remainder`), and swaps after: the draws and the counter are exactly those of
+    one ``rng_below`` after another (a 36-card shuffle: 190 -> 85 ns in a numba loop). When one
+    of them would be rejected, or a chance tape is attached, it makes them one after another.
+    Inlined into each caller, so that a constant ``n`` (a deck's size) fixes the loops' counts.
+    """
+    if _SHUFFLE_MIN_AT_ONCE <= n <= SHUFFLE_AT_ONCE and state[CHANCE_TAPE] == 0:
+        draws = stack_empty(SHUFFLE_AT_ONCE, np.int64)
+        key = state[at]
+        first = state[at + 1]
+        rejected = np.uint64(0)
+        for k in range(n - 1):
+            step = SHUFFLE_AT_ONCE - n + k
+            x = hash_words(key, first + k) >> _S1
+            rejected |= np.uint64(x >= _STEP_LIMIT[step])
+            draws[k] = small_remainder(x, _STEP_BOUND[step], _STEP_INVERSE[step])
+        if rejected == 0:
+            state[at + 1] = first + n - 1
+            for k in range(n - 1):
+                i = n - 1 - k
+                j = draws[k]
+                tmp = items[i]
+                items[i] = items[j]
+                items[j] = tmp
+            return
     for i in range(n - 1, 0, -1):
         j = rng_below(state, at, i + 1)
         tmp = items[i]
