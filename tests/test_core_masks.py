@@ -7,6 +7,7 @@ import pytest
 from numba import njit
 
 from tardis_envs.core.masks import store_entries
+from tardis_envs.core.observation import put_entries
 
 
 @njit
@@ -35,3 +36,27 @@ def test_store_entries_into_a_strided_row():
     _store(rows[:, 1], 3, WORD)
     assert rows[3:11, 1].tolist() == ENTRIES and not rows[:, 0].any()
     assert not rows[:3, 1].any() and not rows[11:, 1].any()
+
+
+@njit
+def _put_entries(out, start, word, denominator):
+    put_entries(out, start, word, denominator)
+
+
+NUMERATORS = [10, 0, 3, 127, 1, 9, 0, 4]
+NUMERATOR_WORD = np.uint64(sum(n << (8 * k) for k, n in enumerate(NUMERATORS)))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.float32])
+def test_put_entries_puts_each_byte_as_a_numerator(dtype):
+    """An integer observation takes the numerators (int8/uint8 with one word store), a
+    float32 one the fractions, exactly as eight ``put`` calls write them."""
+    for start in (0, 1, 5, 12):
+        out = np.full(24, 99, dtype=dtype)
+        _put_entries(out, start, NUMERATOR_WORD, 10)
+        if dtype is np.float32:
+            expected = np.array([n / 10 for n in NUMERATORS], dtype=np.float32)
+        else:
+            expected = np.array(NUMERATORS, dtype=dtype)
+        assert out[start : start + 8].tolist() == expected.tolist()
+        assert (out[:start] == 99).all() and (out[start + 8 :] == 99).all()

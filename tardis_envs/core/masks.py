@@ -42,7 +42,8 @@ def _store_word(typingctx, out, start, word):
 
 def store_entries(out, start, word):  # pragma: no cover - replaced in numba by the overload below
     """``out[start + k] = (word >> 8k) & 0xFF`` for ``k`` in ``0..7`` (``word`` a ``uint64``
-    whose bytes are the entries, each 0 or 1); the caller keeps ``start + 8 <= out.size``."""
+    whose bytes are the entries: 0 or 1 in a mask, up to 127 in an ``int8`` observation); the
+    caller keeps ``start + 8 <= out.size``."""
     raise NotImplementedError("store_entries runs inside numba only")
 
 

@@ -24,6 +24,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from .masks import store_entries
+
 # obs_dtype values every env, the batched API and training accept
 OBS_DTYPES = ("float32", "compact", "uint8", "int8", "uint16", "int16")
 _INTEGER_DTYPES = (np.uint8, np.int8, np.uint16, np.int16)
@@ -50,6 +52,33 @@ def _put(out, index, numerator, denominator):
         out[index] = numerator
 
     return put_numerator
+
+
+def put_entries(out, start, word, denominator):  # pragma: no cover - replaced in numba by the overload below
+    """:func:`put` of the eight entries ``start .. start + 7``, whose numerators are the bytes
+    of ``word`` (a ``uint64``: byte ``k`` is entry ``start + k``'s numerator, 0..127), all
+    over ``denominator``. Into a contiguous ``int8``/``uint8`` observation that is one word
+    store (:func:`~tardis_envs.core.masks.store_entries`); a game keeps such words in its
+    tables for entries that depend on its content only (the duel's Aspects of a character
+    in a scene)."""
+    for k in range(8):
+        put(out, start + k, (int(word) >> (8 * k)) & 0xFF, denominator)
+
+
+@overload(put_entries)
+def _put_entries(out, start, word, denominator):
+    if isinstance(out.dtype, types.Float):
+
+        def fractions(out, start, word, denominator):
+            for k in range(8):
+                out[start + k] = np.int64((word >> np.uint64(8 * k)) & np.uint64(0xFF)) / denominator
+
+        return fractions
+
+    def numerators(out, start, word, denominator):
+        store_entries(out, start, word)
+
+    return numerators
 
 
 def compact_dtype_for(low: int, high: int) -> np.dtype:

@@ -264,6 +264,29 @@ def test_flux_vortex_war_and_fault_cards():
     assert levels_of(g, "Gallifrey", reversed_=True) == -1
 
 
+@pytest.mark.parametrize("scene", [s.name for s in CONTENT.scenes])
+def test_the_observation_shows_each_seats_base_and_effective_aspects_in_every_scene(scene):
+    """Both seats' Aspects as their rule (``effective_aspect``: character and scene
+    modifiers, never below 0) gives them, for every character in every scene, in float32
+    and compact; the observation reads them from words the tables keep per character and
+    scene (``fill_aspect_entries``)."""
+    names = [c.name for c in CONTENT.characters]
+    for i, name in enumerate(names):
+        g = game(f"{name}, {names[(i + 1) % len(names)]}", scene=scene)
+        state = g.new_state(3)
+        for player in range(2):
+            fractions = np.zeros(rules.OBS_SIZE, dtype=np.float32)
+            numerators = np.zeros(rules.OBS_SIZE, dtype=np.int8)
+            rules.observe(state, g.tables, player, fractions)
+            rules.observe(state, g.tables, player, numerators)
+            for k, seat in enumerate((player, 1 - player)):
+                base = [rules.base_aspect(state, g.tables, seat, a) for a in range(4)]
+                effective = [min(rules.effective_aspect(state, g.tables, seat, a), 10) for a in range(4)]
+                at = rules.O_OWN_ASPECTS + 8 * k
+                assert numerators[at : at + 8].tolist() == base + effective, (name, scene, seat)
+                assert fractions[at : at + 8].tolist() == [np.float32(v / 10) for v in base + effective]
+
+
 def test_a_drawn_card_adds_to_every_aspect_used_and_escalation_raises_the_condition():
     g = game("UNIT Soldier, Companion", mode="climactic", threat="trivial")
     state = start(g, "The Daleks")  # -2, escalation 2; the soldier's Fault card: -3

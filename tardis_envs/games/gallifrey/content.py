@@ -54,7 +54,11 @@ T_SCENES = T_CHARACTERS + MAX_CHARACTERS * CHARACTER_FIELDS
 S_MODIFIER = 0  # 4 levels per Aspect, both combatants
 S_FLUX = 4
 SCENE_FIELDS = 5
-TABLE_SIZE = T_SCENES + MAX_SCENES * SCENE_FIELDS
+# derived from the above, not content: the observation's eight Aspect entries of each
+# character in each scene as the bytes of a word, ``character * MAX_SCENES + scene``
+# (rules.fill_aspect_entries fills them; build_tables leaves them 0)
+T_ASPECT_ENTRIES = T_SCENES + MAX_SCENES * SCENE_FIELDS
+TABLE_SIZE = T_ASPECT_ENTRIES + MAX_CHARACTERS * MAX_SCENES
 
 
 @dataclass(frozen=True)

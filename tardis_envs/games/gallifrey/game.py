@@ -182,6 +182,7 @@ class GallifreyDuel(Game):
             pair = (self.content.character_index(first), self.content.character_index(second))
         scene = -1 if o["scene"] == "random" else self.content.scene_index(o["scene"])
         self.tables = build_tables(self.content, o["mode"], o["threat"], o["forced_draw_p"], o["max_exchanges"], pair, scene)
+        rules.fill_aspect_entries(self.tables)
         self.num_players = 2
         self.agent_names = ("first", "second")
         self.num_actions = NUM_ACTIONS

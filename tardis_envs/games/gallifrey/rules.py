@@ -40,7 +40,7 @@ import numpy as np
 
 from ...core.jit import njit
 from ...core.masks import ENTRIES_OF_BYTE, store_entries
-from ...core.observation import put
+from ...core.observation import put, put_entries
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_below, rng_ppm, rng_shuffle
 from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
@@ -54,10 +54,12 @@ from .content import (
     C_WAR,
     CHARACTER_FIELDS,
     DECK_SIZE,
+    MAX_SCENES,
     S_FLUX,
     S_MODIFIER,
     SCENE_FIELDS,
     STASIS,
+    T_ASPECT_ENTRIES,
     T_CARD_ESCALATION,
     T_CARD_MODIFIER,
     T_CHARACTERS,
@@ -530,6 +532,24 @@ def step(state, tables, action):
     _resolve(state, tables, first, action)
 
 
+@njit
+def fill_aspect_entries(tables):
+    """Write into ``tables`` the observation's eight Aspect entries (``O_OWN_ASPECTS`` ..
+    ``O_OWN_EFFECTIVE + 3``, numerators over 10) of every character in every scene, as the
+    bytes of a word at ``T_ASPECT_ENTRIES + character * MAX_SCENES + scene``: they depend on
+    the content only, and ``observe`` stores a seat's eight with one word store where it
+    worked out and stored each (one game's observation in a numba loop: 40 -> 28 ns)."""
+    for character in range(tables[T_NUM_CHARACTERS]):
+        c = character_base(tables, character)
+        for scene in range(tables[T_NUM_SCENES]):
+            scene_modifiers = T_SCENES + scene * SCENE_FIELDS + S_MODIFIER
+            word = np.uint64(0)
+            for a in range(4):
+                word |= np.uint64(tables[c + C_ASPECT + a]) << np.uint64(8 * a)
+                word |= np.uint64(_within(aspect_level(tables, c, scene_modifiers, a), 10)) << np.uint64(8 * (4 + a))
+            tables[T_ASPECT_ENTRIES + character * MAX_SCENES + scene] = np.int64(word)
+
+
 # --- observation --------------------------------------------------------------------
 O_OWN_ASPECTS = 0  # 4 base Aspects / 10
 O_OWN_EFFECTIVE = 4  # 4 with modifiers / 10
@@ -581,23 +601,21 @@ def observe(state, tables, player, out):
     # Each word of the state and the tables is read into a local before the stores that
     # use it: numba gives the compiler no aliasing facts, so a word read again after a
     # store into ``out`` is loaded again. With that and the deck's entries stored eight
-    # at a time, one game in a numba loop: 55 -> 36 ns.
+    # at a time, one game in a numba loop: 55 -> 36 ns; with each seat's Aspects one word
+    # from the tables (fill_aspect_entries), 28 ns.
     out[:] = 0.0
     me = player
     them = 1 - player
-    scene_modifiers = T_SCENES + state[SCENE] * SCENE_FIELDS + S_MODIFIER
+    scene = state[SCENE]
     for k in range(2):
         s = me if k == 0 else them
-        c = character_base(tables, state[side(s, F_CHARACTER)])
+        character = state[side(s, F_CHARACTER)]
         injuries = state[side(s, F_INJURIES)]
         edges_left = state[side(s, F_EDGES_LEFT)]
         acquired_used = state[side(s, F_ACQUIRED_USED)]
-        stasis = tables[c + C_ASPECT + STASIS]
-        for a in range(4):
-            aspect = tables[c + C_ASPECT + a]
-            effective = aspect_level(tables, c, scene_modifiers, a)
-            put(out, O_OWN_ASPECTS + 8 * k + a, aspect, 10)
-            put(out, O_OWN_EFFECTIVE + 8 * k + a, _within(effective, 10), 10)
+        stasis = tables[character_base(tables, character) + C_ASPECT + STASIS]
+        aspects = np.uint64(tables[T_ASPECT_ENTRIES + character * MAX_SCENES + scene])  # see fill_aspect_entries
+        put_entries(out, O_OWN_ASPECTS + 8 * k, aspects, 10)  # base Aspects, then effective (O_OWN_EFFECTIVE)
         put(out, O_INJURIES + k, _within(injuries, 16), 16)
         put(out, O_OUT_AT + k, out_of_action_at(stasis), 16)
         put(out, O_KILLED_AT + k, killed_at(stasis), 16)
