@@ -151,7 +151,7 @@ def small_remainder(x, bound, inverse):
     In two steps of 32 bits: ``part``, the top half less a multiple of ``n`` (its remainder,
     or that plus ``n``), then the remainder of ``part * 2**32 + low``, a number below
     ``(n + 1) * 2**32 < 2**53`` that a double holds exactly. Each quotient is the floor of a
-    double product within ``2**-13`` of the true quotient, whose fraction is a multiple of
+    double product within ``2**-19`` of the true quotient, whose fraction is a multiple of
     ``1 / n``: the floor is the true quotient, or one less when that quotient is whole, which
     leaves ``n`` (corrected to 0 in the second step; the first step's ``n`` is harmless).
     Vector units do this eight lanes at a time (AVX-512), where a 64-bit division is one at
