@@ -41,6 +41,7 @@ _S31 = np.uint64(31)
 _S63 = np.uint64(63)
 _S1 = np.uint64(1)
 KEY_MASK = (1 << 63) - 1  # keys are kept non-negative so they fit int64 state slots
+_TOP = (1 << 63) - 1  # the largest draw: a draw is the hash's top 63 bits
 
 
 @njit
@@ -121,7 +122,7 @@ def rng_below(state, at, n):
 @njit
 def _below(state, at, n):
     span = np.uint64(n)
-    top = np.uint64(0x7FFFFFFFFFFFFFFF)
+    top = np.uint64(_TOP)
     limit = top - (top % span)  # largest multiple of n that fits 63 bits
     while True:
         x = rng_next(state, at) >> _S1
@@ -134,13 +135,19 @@ def _below(state, at, n):
 # ``SHUFFLE_AT_ONCE - n + k``, so consecutive steps read consecutive entries (vector loads).
 SHUFFLE_AT_ONCE = 64
 _SHUFFLE_MIN_AT_ONCE = 12  # below this, one draw after another is as fast
-_TOP = (1 << 63) - 1
 _STEP_BOUNDS = range(SHUFFLE_AT_ONCE, 1, -1)  # entry m: the bound SHUFFLE_AT_ONCE - m
 _STEP_BOUND = np.array([float(bound) for bound in _STEP_BOUNDS], dtype=np.float64)
 _STEP_INVERSE = np.array([1.0 / bound for bound in _STEP_BOUNDS], dtype=np.float64)
 _STEP_LIMIT = np.array([_TOP - _TOP % bound for bound in _STEP_BOUNDS], dtype=np.uint64)  # as _below's
 _LOW_WORD = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
+
+
+@njit
+def _swap(items, i, j):
+    tmp = items[i]
+    items[i] = items[j]
+    items[j] = tmp
 
 
 @njit
@@ -192,17 +199,10 @@ def rng_shuffle(state, at, items, n):
         if rejected == 0:
             state[at + 1] = first + n - 1
             for k in range(n - 1):
-                i = n - 1 - k
-                j = draws[k]
-                tmp = items[i]
-                items[i] = items[j]
-                items[j] = tmp
+                _swap(items, n - 1 - k, draws[k])
             return
     for i in range(n - 1, 0, -1):
-        j = rng_below(state, at, i + 1)
-        tmp = items[i]
-        items[i] = items[j]
-        items[j] = tmp
+        _swap(items, i, rng_below(state, at, i + 1))
 
 
 @njit
