@@ -12,7 +12,8 @@ on its own: cold compile and cached import, each in a fresh process).
 * batched: ``tardis_envs.vector`` with random legal actions drawn by a numba
   kernel (:mod:`tardis_envs.core.sampling`), at several batch sizes and threads;
   at the largest size and thread count also with compact observations (judged
-  against the game's entry in ``TARGETS``) and without observations.
+  against the game's entry in ``TARGETS``), with packed planes where the game has
+  them (Dr. Who Chess; judged too) and without observations.
 * floor: a trivial race game with the same batched shape (:mod:`.core.floor`).
 * OpenSpiel (when ``pyspiel`` is installed): the same random play through its
   Python API, and in C++ (``evaluate_bots`` with uniform random bots).
@@ -148,6 +149,11 @@ def batched(
     vec = vector.make(env_id, num_envs, seed=seed, num_threads=threads, observations=observations, **options)
     _, masks, _ = vec.reset()
     return _batched_play(lambda actions: vec.step(actions)[1], masks, num_envs, threads, seconds, repeats, seed)
+
+
+def has_packed_planes(env_id: str) -> bool:
+    """Whether the game (default options) offers ``obs_dtype="packed"``."""
+    return env_module(env_id).Game().packed_plane_kinds is not None
 
 
 def batched_steps_per_second(
@@ -417,6 +423,8 @@ def run_suite(
                 row["batched"][f"{n}x{t}"] = batched(env_id, n, t, seconds, repeats)
         n, t = max(sizes), max(threads)
         row["batched_compact"] = {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, obs_dtype="compact")}
+        if has_packed_planes(env_id):
+            row["batched_packed"] = {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, obs_dtype="packed")}
         row["batched_no_obs"] = {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, observations=False)}
         row["mean_game_length"] = mean_game_length(env_id)
         if compile:
@@ -497,14 +505,15 @@ def format_results(results: dict) -> str:
             if floor2 and t == max(results["floor"], key=int):
                 extra.append(f"{100 * stats['median'] / floor2:.1f}% of floor")
             lines.append(f"  batched {n:>5} games x{t} {_fmt(stats)}" + (f"  ({', '.join(extra)})" if extra else ""))
-        for key, stats in row.get("batched_compact", {}).items():
-            n, t = key.split("x")
-            share = f"{100 * stats['median'] / floor2:.1f}% of floor" if floor2 else ""
-            target = TARGETS.get(env_id)
-            if target and key == "8192x2":
-                verdict = "met" if stats["median"] >= target else "missed"
-                share += f"; target {target:,.0f}: {verdict}"
-            lines.append(f"  batched {n:>5} games x{t}, compact observations {_fmt(stats)}" + (f"  ({share})" if share else ""))
+        for kind, words in (("batched_compact", "compact observations"), ("batched_packed", "packed observations")):
+            for key, stats in row.get(kind, {}).items():
+                n, t = key.split("x")
+                share = f"{100 * stats['median'] / floor2:.1f}% of floor" if floor2 else ""
+                target = TARGETS.get(env_id)
+                if target and key == "8192x2":
+                    verdict = "met" if stats["median"] >= target else "missed"
+                    share += f"; target {target:,.0f}: {verdict}"
+                lines.append(f"  batched {n:>5} games x{t}, {words} {_fmt(stats)}" + (f"  ({share})" if share else ""))
         for key, stats in row.get("batched_no_obs", {}).items():
             n, t = key.split("x")
             share = f"  ({100 * stats['median'] / floor2:.1f}% of floor)" if floor2 else ""
@@ -616,19 +625,23 @@ KERNEL_PHASES = ("step", "legal_mask", "observe")
 CACHE_RESIDENT_BYTES = 2**20
 
 
-def memory_profile(env_id: str, threads: int = 2, bandwidth: float | None = None, large: dict | None = None, **options) -> dict:
+def memory_profile(
+    env_id: str, threads: int = 2, bandwidth: float | None = None, large: dict | None = None, obs_dtype: str = "compact", **options
+) -> dict:
     """Whether memory or computation bounds a game at 8,192 games: the kernels' time
     (step, mask, observe; compact observations) per game step at 8,192 games and at a
     batch small enough that its rows stay in the cores' caches (``CACHE_RESIDENT_BYTES``
     a thread, 64 to 4,096 games), beside the bytes of a row and the time that moving
     them once at ``bandwidth`` (bytes/s) would take. ``large``: the 8,192-game compact
-    profile when it was already taken (``bench --profile`` takes it first)."""
-    sizes = row_bytes(env_id, **options)
+    profile when it was already taken (``bench --profile`` takes it first); ``obs_dtype``
+    another observation dtype than compact (packed)."""
+    sizes = row_bytes(env_id, obs_dtype, **options)
     small = int(min(max(threads * CACHE_RESIDENT_BYTES // sum(sizes.values()), 64), 4096))
     if large is None:
-        large = profile_batched(env_id, 8192, threads, obs_dtype="compact", **options)
-    cached = profile_batched(env_id, small, threads, steps=200 * 8192 // small, obs_dtype="compact", **options)
+        large = profile_batched(env_id, 8192, threads, obs_dtype=obs_dtype, **options)
+    cached = profile_batched(env_id, small, threads, steps=200 * 8192 // small, obs_dtype=obs_dtype, **options)
     out = {
+        "obs_dtype": obs_dtype,
         "bytes": sizes,
         "kernels_ns_8192": sum(large[k] for k in KERNEL_PHASES),
         f"kernels_ns_{small}": sum(cached[k] for k in KERNEL_PHASES),
@@ -644,8 +657,9 @@ def format_memory_profile(env_id: str, prof: dict) -> str:
     sizes = prof["bytes"]
     small = prof["small"]
     large, cached = prof["kernels_ns_8192"], prof[f"kernels_ns_{small}"]
+    named = "" if prof.get("obs_dtype", "compact") == "compact" else f" ({prof['obs_dtype']})"
     line = (
-        f"  {env_id}: a row is {sum(sizes.values()):,} bytes (state {sizes['state']:,}, observation "
+        f"  {env_id}{named}: a row is {sum(sizes.values()):,} bytes (state {sizes['state']:,}, observation "
         f"{sizes['observation']:,}, mask {sizes['mask']:,}); kernels {large:,.0f} ns a step at 8,192 games, "
         f"{cached:,.0f} at {small} (in cache): memory costs {100 * max(large - cached, 0) / large:.0f}%"
     )

@@ -447,12 +447,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         plot(results, args.png)
         print(f"saved {args.png}")
     if args.profile:
-        from .bench import profile_batched
+        from .bench import has_packed_planes, profile_batched
 
         print()
         print("where a batched step's time goes (8192 games, 2 threads), ns per game step:")
         for env_id in ids:
-            for obs_dtype, key in (("float32", "profile_ns"), ("compact", "profile_compact_ns")):
+            dtypes = [("float32", "profile_ns"), ("compact", "profile_compact_ns")]
+            if has_packed_planes(env_id):
+                dtypes.append(("packed", "profile_packed_ns"))
+            for obs_dtype, key in dtypes:
                 prof = profile_batched(env_id, obs_dtype=obs_dtype)
                 results["games"][env_id][key] = prof
                 parts = ", ".join(f"{k} {prof[k]:.0f}" for k in ("step", "legal_mask", "observe", "sample_actions", "other"))
@@ -462,11 +465,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         bandwidth = memory_bandwidth(2)
         results["memory_bandwidth"] = bandwidth
         print()
-        print(f"memory or computation (compact observations, 2 threads; copy rate {bandwidth / 1e9:.1f} GB/s):")
+        print(
+            f"memory or computation (compact observations, packed too where a game has them, 2 threads; copy rate {bandwidth / 1e9:.1f} GB/s):"
+        )
         for env_id in ids:
             prof = memory_profile(env_id, 2, bandwidth, large=results["games"][env_id]["profile_compact_ns"])
             results["games"][env_id]["memory_profile"] = prof
             print(format_memory_profile(env_id, prof))
+            if "profile_packed_ns" in results["games"][env_id]:
+                prof = memory_profile(env_id, 2, bandwidth, large=results["games"][env_id]["profile_packed_ns"], obs_dtype="packed")
+                results["games"][env_id]["memory_profile_packed"] = prof
+                print(format_memory_profile(env_id, prof))
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=2))
     if old is not None:

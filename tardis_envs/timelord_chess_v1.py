@@ -179,6 +179,20 @@ n + 6, 7   1 on the from and on the to square of each legal chess move that
            declined first)
 =========  ====================================================================
 
+Observation dtypes (``obs_dtype``, every env and the batched API): ``float32``
+(above); ``compact``, each entry's numerator (``int16`` by default, since the ply
+plane counts up to ``max_plies``; ``int8`` when ``max_plies`` <= 127) over the
+denominators in ``game.observation_denominators``; and ``packed``, one ``int64``
+word a plane, ``Box(int64, (167,))`` (1,336 bytes against 21,376 compact and
+42,752 float32). A piece, en-passant, TARDIS, Dr. Who or passenger plane's word
+is its squares as bits (bit ``rank * 8 + file`` of the observer's frame; h8 is
+the sign bit); plane 142's word is ``value * 64 + square`` (0: TARDIS not
+away); every other plane's word is the numerator all its squares hold.
+``game.float_observations(words, "packed")`` (or ``vec.float_observations()``)
+unpacks them to the float32 planes bit for bit, and training unpacks them once
+per batch (``obs_dtype: packed`` in a train config). Not with
+``threat_planes=True``, whose planes hold a value per square.
+
 Attacks follow the rules: the TARDIS and Dr. Who block lines (the TARDIS
 square itself counts as attacked when a piece could move in), the piece
 inside the TARDIS attacks nothing and cannot be attacked, pieces behind

@@ -22,7 +22,11 @@ Arrays (``N = num_envs``, ``A`` actions, ``P`` players):
 ``int16``; an explicit name is accepted when it fits), whose entries are the
 numerators of the float entries: ``vec.float_observations()`` (or
 ``obs / vec.observation_denominators``) gives the float32 observation bit for
-bit, at a quarter or half of the memory traffic (:mod:`tardis_envs.core.observation`).
+bit, at a quarter or half of the memory traffic. Dr. Who Chess also offers
+``"packed"``: ``obs`` is ``int64[N, planes]``, one word a plane of 8 x 8
+(bits, or a plane's one value), 1/64 of the float32 bytes;
+``vec.float_observations()`` unpacks it (:mod:`tardis_envs.core.observation`).
+``vec.observation_shape`` is always the float observation's shape.
 
 ``observe_seats`` (``bool[N, P]``, all True by default) says, per row and
 seat, whether a step that leaves that seat to move writes its observation;
@@ -56,7 +60,7 @@ import numpy as np
 
 from . import env_module
 from .core.batch import WAIT
-from .core.observation import resolve_obs_dtype, to_float32
+from .core.observation import resolve_obs_dtype
 from .core.rng import KEY_MASK, seed_to_key
 from .core.sampling import first_illegal
 from .core.state import CURRENT_PLAYER, RUNNING, STATUS, VARIANT
@@ -100,12 +104,12 @@ class VectorEnv:
         self.states[:, VARIANT] = game.variant
         self.observations = bool(observations)
         self.obs_dtype = resolve_obs_dtype(game, obs_dtype)
-        width = int(np.prod(game.observation_shape)) if self.observations else 0
+        row_shape = game.observation_shape_of(self.obs_dtype)
+        width = int(np.prod(row_shape)) if self.observations else 0
         self._obs_flat = np.zeros((n, width), dtype=self.obs_dtype)
-        self.obs = self._obs_flat.reshape((n, *game.observation_shape)) if self.observations else self._obs_flat
+        self.obs = self._obs_flat.reshape((n, *row_shape)) if self.observations else self._obs_flat
         self.observe_seats = np.full((n, game.num_players), self.observations, dtype=np.bool_)
         self._no_observations = np.zeros_like(self.observe_seats)  # what the kernels get without observations
-        self._denominators = game.observation_denominators.astype(np.float32)
         self.masks = np.zeros((n, game.num_actions), dtype=np.int8)
         self.rewards = np.zeros((n, game.num_players), dtype=np.float32)
         self._done = np.zeros((n, 2), dtype=np.bool_)
@@ -120,21 +124,18 @@ class VectorEnv:
         return self.game.observation_denominators
 
     def float_observations(self, rows=None, out: np.ndarray | None = None) -> np.ndarray:
-        """The float32 observations of all rows (or of ``rows``), whatever ``obs_dtype`` is."""
+        """The float32 observations ``float32[rows, *observation_shape]`` of all rows (or of
+        ``rows``), whatever ``obs_dtype`` is: compact ones divided by their denominators,
+        packed ones unpacked, once for the whole batch."""
         obs = self.obs if rows is None else self.obs[rows]
-        if self.obs_dtype != np.float32:
-            return to_float32(obs, self._denominators, out)
-        if out is None:
-            return obs.copy()
-        np.copyto(out, obs)
-        return out
+        return self.game.float_observations(obs, self.obs_dtype, out)
 
     def float_terminal_observations(self, rows) -> np.ndarray:
         """``float32[len(rows), *obs_shape]``: the views of the final positions that the last
         :meth:`step_until_seats` returned for games ``rows``."""
         if self._terminal_obs is None or not self.observations:
             raise ValueError(f"{self.env_id}: no terminal observations (observations=False, or no step_until_seats() call yet)")
-        return to_float32(self._terminal_obs[rows].reshape((-1, *self.observation_shape)), self._denominators)
+        return self.game.float_observations(self._terminal_obs[rows], self.obs_dtype).reshape((-1, *self.observation_shape))
 
     @property
     def current_player(self) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""tardis_envs.core.masks: eight mask entries stored as the bytes of one word."""
+"""tardis_envs.core.masks: eight mask entries stored as the bytes of one word; the observation
+writers of tardis_envs.core.observation that build on it and on words of bits."""
 
 from __future__ import annotations
 
@@ -7,7 +8,18 @@ import pytest
 from numba import njit
 
 from tardis_envs.core.masks import store_entries
-from tardis_envs.core.observation import put_entries
+from tardis_envs.core.observation import (
+    PLANE_BITS,
+    PLANE_CONSTANT,
+    PLANE_ONE_ENTRY,
+    fill,
+    mark,
+    mark_bits,
+    put_entries,
+    put_one,
+    unpack_planes,
+)
+from tardis_envs.core.sampling import reversed_bytes
 
 
 @njit
@@ -60,3 +72,51 @@ def test_put_entries_puts_each_byte_as_a_numerator(dtype):
             expected = np.array(NUMERATORS, dtype=dtype)
         assert out[start : start + 8].tolist() == expected.tolist()
         assert (out[:start] == 99).all() and (out[start + 8 :] == 99).all()
+
+
+# --- the plane writers (mark, mark_bits, fill, put_one): every dtype from one kernel ------------
+@njit
+def _write_planes(out, bits, numerator, square):
+    mark(out, 0, 63)
+    mark(out, 0, 5)
+    mark_bits(out, 1, bits)
+    fill(out, 2, numerator, 6)
+    put_one(out, 3, square, 7, 10)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float32, np.int64])
+def test_plane_writers_write_entries_or_packed_words(dtype):
+    """Into an int64 observation the writers put one word a plane (packed), into any other
+    dtype the plane's 64 entries; unpacking the words gives the float32 planes exactly."""
+    bits = np.uint64((1 << 63) | (1 << 9) | 1)
+    out = np.zeros(4 * 64, dtype=dtype)
+    _write_planes(out, bits, -4, 17)
+    float_planes = np.zeros(4 * 64, dtype=np.float32)
+    _write_planes(float_planes, bits, -4, 17)
+    expected = np.zeros((4, 64), dtype=np.float32)
+    expected[0, [5, 63]] = 1
+    expected[1, [0, 9, 63]] = 1
+    expected[2, :] = np.float32(-4 / 6)
+    expected[3, 17] = np.float32(7 / 10)
+    assert np.array_equal(float_planes.reshape(4, 64), expected)
+    if dtype is np.int64:
+        kinds = np.array([PLANE_BITS, PLANE_BITS, PLANE_CONSTANT, PLANE_ONE_ENTRY])
+        assert out[0] == np.int64(-(1 << 63)) | (1 << 5) and out[2] == -4 and out[3] == (7 << 6) | 17
+        assert np.array_equal(unpack_planes(out[:4], kinds, np.array([1, 1, 6, 10])).reshape(4, 64), expected)
+    elif dtype is not np.float32:
+        numerators = np.round(expected * np.array([1, 1, 6, 10])[:, None]).astype(dtype)
+        assert np.array_equal(out.reshape(4, 64), numerators)
+
+
+@njit
+def _reversed(word):
+    return reversed_bytes(word)
+
+
+def test_reversed_bytes_mirrors_ranks():
+    rng = np.random.default_rng(0)
+    for word in [0, 1, 0xFF, 1 << 63, *rng.integers(0, 2**63, 200, dtype=np.uint64).tolist()]:
+        flipped = int(_reversed(np.uint64(word)))
+        assert flipped == int.from_bytes(int(word).to_bytes(8, "little"), "big")
+        # square sq -> sq ^ 56 (rank r -> 7 - r, same file)
+        assert all(((flipped >> (sq ^ 56)) & 1) == ((int(word) >> sq) & 1) for sq in range(64))

@@ -76,7 +76,9 @@ class TrainConfig:
     """Torch and numba threads (0: leave the defaults)."""
     obs_dtype: str = "compact"
     """Observation dtype of the training games: ``compact`` (the game's 8- or 16-bit numerators,
-    converted to float32 once per batch for the policy, bit for bit) or ``float32``."""
+    converted to float32 once per batch for the policy, bit for bit), ``packed`` (Dr. Who Chess:
+    one 64-bit word a plane, unpacked once per batch: in the VecEnv with sb3, in the policy
+    with rllib) or ``float32``."""
     bc_decisions: int = 0
     """Teacher decisions recorded for the behaviour-cloning warm start before PPO (0: no warm start)."""
     bc_teacher: str = "heuristic"
@@ -169,8 +171,14 @@ class TrainConfig:
             raise ValueError(f"{where}: opponents: weights must be >= 0 and random or heuristic must be > 0")
         if not isinstance(self.eval_heuristic, str) or self.eval_heuristic.split(":", 1)[0] != "heuristic":
             raise ValueError(f"{where}: 'eval_heuristic' must be heuristic or heuristic:<preset>, got {self.eval_heuristic!r}")
-        if self.obs_dtype not in ("compact", "float32"):
-            raise ValueError(f"{where}: 'obs_dtype' must be compact or float32, got {self.obs_dtype!r}")
+        if self.obs_dtype not in ("compact", "float32", "packed"):
+            raise ValueError(f"{where}: 'obs_dtype' must be compact, float32 or packed, got {self.obs_dtype!r}")
+        if self.obs_dtype == "packed":
+            import tardis_envs
+
+            game = tardis_envs.env_module(self.env_id).Game(**self.options)
+            if game.packed_plane_kinds is None:
+                raise ValueError(f"{where}: 'obs_dtype' packed is not available for {self.env_id}: {game.packed_unavailable_reason}")
         if self.policy not in POLICIES:
             raise ValueError(f"{where}: 'policy' must be one of {', '.join(POLICIES)}, got {self.policy!r}")
         by_network = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch}

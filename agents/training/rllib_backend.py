@@ -49,6 +49,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
 import tardis_envs
+from tardis_envs.core.observation import ONE_ENTRY_SHIFT, PLANE_BITS, PLANE_CONSTANT, PLANE_ENTRIES, is_packed, resolve_obs_dtype
 
 from ..checkpoint import write_meta_dir
 from .config import TrainConfig
@@ -89,15 +90,36 @@ def make_env(env_config: dict) -> PettingZooEnv:
 register_env(ENV_NAME, make_env)
 
 
-def _split(batch: dict, denominators: Any) -> tuple[Any, dict]:
+def unpack_planes(words: Any, kinds: Any, denominators: Any) -> Any:
+    """Torch twin of :func:`tardis_envs.core.observation.unpack_planes`: ``float32[..., planes * 64]``
+    from packed observations ``int64[..., planes]`` (``kinds`` and ``denominators``: one a
+    plane), bit for bit the float kernels' entries."""
+    words = words.long()
+    entries = torch.arange(PLANE_ENTRIES, device=words.device)
+    bits = ((words.unsqueeze(-1) >> entries) & 1).float()
+    denominators = denominators.double()
+    constant = (words.double() / denominators).float().unsqueeze(-1).expand_as(bits)
+    one_value = ((words >> ONE_ENTRY_SHIFT).double() / denominators).float().unsqueeze(-1)
+    at_entry = entries == (words & (PLANE_ENTRIES - 1)).unsqueeze(-1)
+    one_entry = torch.where(at_entry, one_value, torch.zeros_like(bits))
+    kinds = kinds.unsqueeze(-1)
+    planes = torch.where(kinds == PLANE_BITS, bits, torch.where(kinds == PLANE_CONSTANT, constant, one_entry))
+    return planes.reshape(*words.shape[:-1], -1)
+
+
+def _split(batch: dict, denominators: Any, packed: tuple[Any, Any] | None = None) -> tuple[Any, dict]:
     """(action mask, the batch with the flat float observation as its ``obs``): compact
-    observations (an integer tensor) are divided by the game's ``denominators`` here, once per
-    batch, giving the float32 observation bit for bit."""
+    observations (an integer tensor) are divided by the game's ``denominators`` here, and
+    packed ones unpacked (``packed``: the planes' kinds and denominators), once per batch,
+    giving the float32 observation bit for bit."""
     obs = batch[Columns.OBS]
     mask = obs["action_mask"]
     x = obs["observation"].reshape(*mask.shape[:-1], -1)
     inner = dict(batch)
-    inner[Columns.OBS] = x.float() if x.is_floating_point() else x.float() / denominators
+    if packed is not None:
+        inner[Columns.OBS] = unpack_planes(x, *packed)
+    else:
+        inner[Columns.OBS] = x.float() if x.is_floating_point() else x.float() / denominators
     return mask, inner
 
 
@@ -113,6 +135,8 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
             raise ValueError(f"MaskedPPOModule needs the env's {{'observation', 'action_mask'}} Dict space, got {observation_space}")
         self.observation_space_with_mask = observation_space
         size = int(np.prod(observation_space["observation"].shape))
+        if (kwargs.get("model_config") or {}).get("obs_packed_kinds"):
+            size *= PLANE_ENTRIES  # packed: one word a plane of 64 entries
         flat = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(observation_space=flat, action_space=action_space, **kwargs)
 
@@ -122,24 +146,32 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
         size = int(np.prod(self.observation_space_with_mask["observation"].shape))
         denominators = self.model_config.get("obs_denominators") or [1] * size
         self.obs_denominators = torch.tensor(denominators, dtype=torch.float32)
+        # packed observations (obs_dtype "packed"): each plane's kind and denominator
+        kinds = self.model_config.get("obs_packed_kinds")
+        self.obs_packed = None
+        if kinds:
+            self.obs_packed = (
+                torch.tensor(kinds, dtype=torch.int64),
+                torch.tensor(self.model_config["obs_packed_denominators"], dtype=torch.int64),
+            )
         # what the module says it takes (and what a checkpoint rebuilds it with) is the dict
         self.observation_space = self.observation_space_with_mask
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
-        mask, inner = _split(batch, self.obs_denominators)
+        mask, inner = _split(batch, self.obs_denominators, self.obs_packed)
         out = super()._forward(inner, **kwargs)
         out[Columns.ACTION_DIST_INPUTS] = _masked(out[Columns.ACTION_DIST_INPUTS], mask)
         return out
 
     def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
-        mask, inner = _split(batch, self.obs_denominators)
+        mask, inner = _split(batch, self.obs_denominators, self.obs_packed)
         out = super()._forward_train(inner, **kwargs)
         out[Columns.ACTION_DIST_INPUTS] = _masked(out[Columns.ACTION_DIST_INPUTS], mask)
         return out
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> Any:
         if embeddings is None:
-            _, batch = _split(batch, self.obs_denominators)
+            _, batch = _split(batch, self.obs_denominators, self.obs_packed)
         return super().compute_values(batch, embeddings)
 
 
@@ -211,11 +243,16 @@ def spaces(env_id: str, options: dict | None = None, obs_dtype: str = "float32")
 
 def module_model_config(env_id: str, options: dict | None, hidden, obs_dtype: str = "float32") -> dict:
     """:class:`MaskedPPOModule`'s ``model_config``: its hidden layers and, for compact
-    observations, the game's per-entry denominators."""
-    denominators = None
-    if obs_dtype != "float32":
-        denominators = tardis_envs.env_module(env_id).Game(**dict(options or {})).observation_denominators.ravel().tolist()
-    return {"fcnet_hiddens": list(hidden), "obs_denominators": denominators}
+    observations, the game's per-entry denominators, for packed ones each plane's kind and
+    denominator."""
+    config: dict[str, Any] = {"fcnet_hiddens": list(hidden), "obs_denominators": None}
+    game = tardis_envs.env_module(env_id).Game(**dict(options or {}))
+    if is_packed(resolve_obs_dtype(game, obs_dtype)):
+        config["obs_packed_kinds"] = game.packed_plane_kinds.tolist()
+        config["obs_packed_denominators"] = game.packed_plane_denominators.tolist()
+    elif obs_dtype != "float32":
+        config["obs_denominators"] = game.observation_denominators.ravel().tolist()
+    return config
 
 
 def ppo_config(

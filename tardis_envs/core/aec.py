@@ -7,7 +7,9 @@ are written by a kernel into a fresh array on ``observe``: ``float32`` fractions
 or with ``obs_dtype="compact"`` their integer numerators in the game's smallest
 integer dtype (:mod:`tardis_envs.core.observation`; the Box bounds are then the
 numerator bounds, and ``env.unwrapped.game.observation_denominators`` turns
-them back into the float observation bit for bit).
+them back into the float observation bit for bit), or with ``obs_dtype="packed"``
+(Dr. Who Chess) one ``int64`` word a plane, which
+``env.unwrapped.game.float_observations(obs, env.unwrapped.obs_dtype)`` unpacks.
 
 Illegal actions (``illegal_action`` option):
 
@@ -63,7 +65,7 @@ def observation_space_of(game: Game, obs_dtype) -> tuple[np.dtype, spaces.Dict]:
     low, high = game.observation_space_bounds(dtype)
     space = spaces.Dict(
         {
-            "observation": spaces.Box(low=low, high=high, shape=game.observation_shape, dtype=dtype.type),
+            "observation": spaces.Box(low=low, high=high, shape=game.observation_shape_of(dtype), dtype=dtype.type),
             "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
         }
     )
@@ -106,7 +108,8 @@ class TardisAECEnv(AECEnv, EzPickle):
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self._mask = np.zeros(game.num_actions, dtype=np.int8)
         self._no_actions = np.zeros(game.num_actions, dtype=np.int8)
-        self._obs_size = int(np.prod(game.observation_shape))
+        self._obs_shape = game.observation_shape_of(self.obs_dtype)
+        self._obs_size = int(np.prod(self._obs_shape))
         self._seed_source = np.random.default_rng()
         self._state = game.new_state(seed_to_key(None))
         self._reset_bookkeeping()
@@ -202,7 +205,7 @@ class TardisAECEnv(AECEnv, EzPickle):
         self.game.kernels.observe(self._state, self.game.tables, seat, flat)
         mine = agent == self.agent_selection and int(self._state[STATUS]) == RUNNING
         mask = self._mask.copy() if mine else self._no_actions.copy()
-        return {"observation": flat.reshape(self.game.observation_shape), "action_mask": mask}
+        return {"observation": flat.reshape(self._obs_shape), "action_mask": mask}
 
     # --- state, words, drawing ---------------------------------------------------------
     def get_state(self) -> np.ndarray:

@@ -33,7 +33,9 @@ work for all of them):
     may know: ``float32`` fractions, or their integer numerators when ``out``
     has an integer dtype (entries written with
     :func:`tardis_envs.core.observation.put`; the game's
-    ``_observation_denominators`` gives each entry's denominator).
+    ``_observation_denominators`` gives each entry's denominator). A game with
+    bit-packed planes (``_packed_plane_kinds``) writes one ``int64`` word a
+    plane when ``out`` is ``int64`` (:func:`tardis_envs.core.observation.by_obs_dtype`).
 ``batch_reset`` / ``batch_step``
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
     of :mod:`tardis_envs.core.batch` with the kernels above; ``observe_seats[i, p]``
@@ -61,7 +63,16 @@ from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 
-from .observation import compact_dtype_for
+from .observation import (
+    PLANE_BITS,
+    PLANE_CONSTANT,
+    PLANE_ENTRIES,
+    compact_dtype_for,
+    is_packed,
+    resolve_obs_dtype,
+    to_float32,
+    unpack_planes,
+)
 from .options import Option, validate_options
 from .state import (
     CHANCE_TAPE,
@@ -270,10 +281,36 @@ class Game:
 
     def observation(self, state: np.ndarray, player: int, dtype=np.float32) -> np.ndarray:
         """``player``'s view of ``state``: fractions in float32, or their numerators in the
-        compact integer ``dtype`` (:mod:`tardis_envs.core.observation`)."""
-        out = np.zeros(int(np.prod(self.observation_shape)), dtype=dtype)
+        compact integer ``dtype``, or packed planes in ``int64`` (:mod:`tardis_envs.core.observation`)."""
+        shape = self.observation_shape_of(dtype)
+        out = np.zeros(int(np.prod(shape)), dtype=dtype)
         self.kernels.observe(state, self.tables, player, out)
-        return out.reshape(self.observation_shape)
+        return out.reshape(shape)
+
+    def observation_shape_of(self, dtype) -> tuple[int, ...]:
+        """The shape of one observation in ``dtype`` (a resolved obs dtype): ``observation_shape``,
+        or one word a plane when packed."""
+        if is_packed(dtype):
+            return (len(self._packed_kinds()),)
+        return self.observation_shape
+
+    def float_observations(self, observations: np.ndarray, dtype, out: np.ndarray | None = None) -> np.ndarray:
+        """``float32[..., *observation_shape]`` from observations in ``dtype`` (leading batch axes
+        kept): compact ones divided by their denominators, packed ones unpacked; bit for bit
+        what the float kernels write. float32 ones are copied (into ``out`` if given).
+        ``dtype`` is a dtype or an ``obs_dtype`` name (``"compact"``, ``"packed"``)."""
+        dtype = resolve_obs_dtype(self, dtype if isinstance(dtype, str) else np.dtype(dtype))
+        if is_packed(dtype):
+            lead = observations.shape[: observations.ndim - 1]
+            flat = None if out is None else out.reshape(*lead, -1)
+            unpacked = unpack_planes(observations, self._packed_kinds(), self.packed_plane_denominators, flat)
+            return unpacked.reshape(*lead, *self.observation_shape)
+        if np.dtype(dtype) != np.float32:
+            return to_float32(observations, self.observation_denominators.astype(np.float32), out)
+        if out is None:
+            return observations.copy()
+        np.copyto(out, observations)
+        return out
 
     # --- compact observations (tardis_envs.core.observation) ---------------------------
     def _observation_denominators(self) -> np.ndarray:
@@ -307,12 +344,59 @@ class Game:
         return compact_dtype_for(*self.observation_numerator_bounds)
 
     def observation_space_bounds(self, dtype) -> tuple[Any, Any]:
-        """``(low, high)`` of the observation Box in ``dtype``: the float bounds, or per-entry
-        numerator bounds for an integer dtype."""
+        """``(low, high)`` of the observation Box in ``dtype``: the float bounds, per-entry
+        numerator bounds for an integer dtype, or per-word bounds for packed planes (a bit
+        plane's word may be any ``int64``)."""
         if np.dtype(dtype) == np.float32:
             return self.observation_low, self.observation_high
         low, high = self._entry_numerator_bounds
+        if is_packed(dtype):
+            kinds = self._packed_kinds()
+            planes = len(kinds)
+            low = low.reshape(planes, PLANE_ENTRIES).min(axis=1)
+            high = high.reshape(planes, PLANE_ENTRIES).max(axis=1)
+            # a one-entry plane's word is numerator * 64 + entry
+            low, high = (
+                np.where(kinds == PLANE_CONSTANT, low, low * PLANE_ENTRIES),
+                np.where(kinds == PLANE_CONSTANT, high, high * PLANE_ENTRIES + PLANE_ENTRIES - 1),
+            )
+            info = np.iinfo(np.int64)
+            low[kinds == PLANE_BITS] = info.min
+            high[kinds == PLANE_BITS] = info.max
         return low.astype(dtype), high.astype(dtype)
+
+    # --- bit-packed planes (obs_dtype="packed", tardis_envs.core.observation) ------------
+    packed_unavailable_reason: str = "its observation is not made of 64-entry planes"
+
+    def _packed_plane_kinds(self) -> np.ndarray | None:
+        """Each plane's kind (``PLANE_BITS``, ``PLANE_CONSTANT``, ``PLANE_ONE_ENTRY``) when the
+        observe kernel writes packed planes under these options, else None (and
+        ``packed_unavailable_reason`` says why)."""
+        return None
+
+    @functools.cached_property
+    def packed_plane_kinds(self) -> np.ndarray | None:
+        """``int64[planes]``: how each word of a packed observation is read, or None."""
+        kinds = self._packed_plane_kinds()
+        if kinds is None:
+            return None
+        kinds = np.asarray(kinds, dtype=np.int64)
+        assert kinds.size * PLANE_ENTRIES == int(np.prod(self.observation_shape))
+        return kinds
+
+    def _packed_kinds(self) -> np.ndarray:
+        kinds = self.packed_plane_kinds
+        if kinds is None:
+            raise ValueError(f"{self.spec.env_id}: no packed observation: {self.packed_unavailable_reason}")
+        return kinds
+
+    @functools.cached_property
+    def packed_plane_denominators(self) -> np.ndarray:
+        """``int64[planes]``: each packed plane's denominator (one for all its entries)."""
+        kinds = self._packed_kinds()
+        per_entry = self.observation_denominators.reshape(len(kinds), PLANE_ENTRIES)
+        assert (per_entry == per_entry[:, :1]).all(), "a packed plane has one denominator"
+        return per_entry[:, 0].copy()
 
     # --- words ---------------------------------------------------------------
     def describe(self, state: np.ndarray) -> dict:  # pragma: no cover - abstract

@@ -112,6 +112,20 @@ def lowest_bit(typingctx, word):
     return types.int64(word), codegen
 
 
+@intrinsic
+def reversed_bytes(typingctx, word):
+    """The eight bytes of a ``uint64`` in reverse order (LLVM's ``bswap``: one instruction on
+    x86-64 and ARMv8): a set of squares kept as bits, seen from the other side of the
+    board (rank r <-> 7 - r)."""
+    if word != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bswap(args[0])
+
+    return types.uint64(word), codegen
+
+
 @njit
 def nth_set_bit(word, n):
     """Position of the ``n``-th (from 0) set bit of ``word``; ``n < popcount(word)``.

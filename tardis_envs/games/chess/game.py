@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...core.game import Game, GameSpec, Kernels
+from ...core.observation import PLANE_BITS, PLANE_CONSTANT, PLANE_ONE_ENTRY
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED, VARIANT
 from . import batch, hidden, layout, rules
@@ -194,6 +195,29 @@ class TimelordChess(Game):
             first = layout.NUM_PLANES - shift
             d[first : first + 6] = np.array([8, 8, 10, 10, 10, 10]).reshape(6, 1, 1)
         return d.ravel()
+
+    packed_unavailable_reason = "with threat_planes=True the threat planes hold a value per square, which no 64-bit word holds"
+
+    def _packed_plane_kinds(self) -> np.ndarray | None:
+        """Packed planes (``obs_dtype="packed"``): the piece, en-passant, TARDIS, Dr. Who and
+        passenger planes are bits, the TARDIS-away plane holds its one square's value, and
+        the rest are constant planes (colour, ply, castling rights, clocks, counters, phase).
+        Not with ``threat_planes``."""
+        if self.options["threat_planes"]:
+            return None
+        shift = layout.planes_left_out(self.options["history_planes"])
+        kinds = np.full(self.observation_shape[0], PLANE_CONSTANT, dtype=np.int64)
+        kinds[: layout.P_COLOUR - shift] = PLANE_BITS  # the positions' piece planes
+        bit_planes = [
+            layout.P_EN_PASSANT,
+            layout.P_TARDIS,
+            layout.P_TARDIS_PREV,
+            layout.P_DOCTOR,
+            *range(layout.P_PASSENGER, layout.P_PASSENGER + 12),
+        ]
+        kinds[np.array(bit_planes) - shift] = PLANE_BITS
+        kinds[layout.P_TARDIS_AWAY - shift] = PLANE_ONE_ENTRY
+        return kinds
 
     def move_squares_layout(self) -> dict:
         """What the ``move_squares`` policy (agents/training/policies.py) needs to know of the

@@ -3,15 +3,20 @@
 
 Options change the layout: ``history_planes`` keeps that many earlier positions
 (the planes after the history move up), ``threat_planes`` appends eight planes of
-attackers, pieces en prise and (written by ``rules.observe``) the moves that mate at once."""
+attackers, pieces en prise and (written by ``rules.observe``) the moves that mate at once.
+
+The planes are written with :func:`~tardis_envs.core.observation.mark`, ``fill`` and
+``put_one``, so the same kernel compiled for an ``int64`` output writes the packed
+observation (``obs_dtype="packed"``: one word a plane; ``TimelordChess._packed_plane_kinds``
+says how each is read). The threat planes hold a value per square and have no packed form."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...core.jit import njit
-from ...core.observation import put
-from ...core.sampling import lowest_bit
+from ...core.observation import fill, mark, mark_bits, put, put_one
+from ...core.sampling import reversed_bytes
 from .board import (
     ATTACKER_VALUE,
     attackers,
@@ -65,7 +70,7 @@ from .layout import (
     PHASE_EVICT,
     PHASE_FOLLOW_UP,
     PLY,
-    SNAP_OCCUPIED,
+    SNAP_CODES,
     T_HISTORY_PLANES,
     T_MAX_PLIES,
     T_THREAT_PLANES,
@@ -79,7 +84,6 @@ from .layout import (
 )
 from .tardis import (
     history_slot,
-    snapshot_code,
 )
 
 
@@ -92,10 +96,58 @@ def _piece_plane(code, observer):
     return t if (code >> 3) == observer else 6 + t
 
 
+_NIBBLE_LOW_BITS = np.uint64(0x1111111111111111)
+
+
 @njit
-def _fill(out, plane, numerator, denominator):
-    """Every square of ``plane`` holds ``numerator / denominator``."""
-    put(out, slice(plane * 64, (plane + 1) * 64), numerator, denominator)
+def _gather_nibble_bits(word):
+    """Bit ``4 j`` of ``word`` moved to bit ``j`` (j = 0..15), the other bits dropped."""
+    word &= _NIBBLE_LOW_BITS
+    word = (word | (word >> np.uint64(3))) & np.uint64(0x0303030303030303)
+    word = (word | (word >> np.uint64(6))) & np.uint64(0x000F000F000F000F)
+    word = (word | (word >> np.uint64(12))) & np.uint64(0x000000FF000000FF)
+    return (word | (word >> np.uint64(24))) & np.uint64(0xFFFF)
+
+
+@njit
+def _code_bit_squares(state, at, bit):
+    """The squares whose piece code (history entry at ``at``) has bit ``bit`` set."""
+    squares = np.uint64(0)
+    for word in range(4):  # 16 squares' 4-bit codes a word
+        codes = np.uint64(state[at + SNAP_CODES + word])
+        squares |= _gather_nibble_bits(codes >> np.uint64(bit)) << np.uint64(16 * word)
+    return squares
+
+
+@njit
+def _position_planes(state, at, player, out, base):
+    """The 12 piece planes of the history entry at ``at`` from plane ``base``: ``player``'s
+    pawns .. king, then the opponent's, in ``player``'s frame. Worked out a set of squares
+    at a time from the codes' four bits (colour << 3 | type; Dr. Who's 7 is no piece
+    here), with no branch on what stands where."""
+    type_1 = _code_bit_squares(state, at, 0)
+    type_2 = _code_bit_squares(state, at, 1)
+    type_4 = _code_bit_squares(state, at, 2)
+    black = _code_bit_squares(state, at, 3)
+    if player == BLACK:  # Black's frame: ranks mirrored, a set of squares' bytes reversed
+        type_1, type_2, type_4, black = reversed_bytes(type_1), reversed_bytes(type_2), reversed_bytes(type_4), reversed_bytes(black)
+    not_1, not_2, not_4 = ~type_1, ~type_2, ~type_4
+    own = black if player == BLACK else ~black
+    for t in range(6):  # pawn 1, knight 2, bishop 3, rook 4, queen 5, king 6
+        if t == 0:
+            kind = type_1 & not_2 & not_4
+        elif t == 1:
+            kind = not_1 & type_2 & not_4
+        elif t == 2:
+            kind = type_1 & type_2 & not_4
+        elif t == 3:
+            kind = not_1 & not_2 & type_4
+        elif t == 4:
+            kind = type_1 & not_2 & type_4
+        else:
+            kind = not_1 & type_2 & type_4
+        mark_bits(out, base + t, kind & own)
+        mark_bits(out, base + 6 + t, kind & ~own)
 
 
 @njit
@@ -112,64 +164,56 @@ def observe_planes(state, tables, player, out):
     positions = 1 + tables[T_HISTORY_PLANES]
     shift = planes_left_out(tables[T_HISTORY_PLANES])  # the planes after the history move up
     for h in range(min(count, positions)):
-        at = history_slot(state, h)
-        base = P_HISTORY + h * NUM_PIECE_PLANES
-        occupied = np.uint64(state[at + SNAP_OCCUPIED])
-        while occupied:  # the pieces of that position, lowest square first
-            sq = lowest_bit(occupied)
-            occupied &= occupied - np.uint64(1)
-            plane = _piece_plane(snapshot_code(state, at, sq), player)
-            if plane >= 0:
-                out[(base + plane) * 64 + frame(sq, player)] = 1.0
+        _position_planes(state, history_slot(state, h), player, out, P_HISTORY + h * NUM_PIECE_PLANES)
     if player == BLACK:
-        _fill(out, -shift + P_COLOUR, 1, 1)
-    _fill(out, -shift + P_PLY, state[PLY], max(tables[T_MAX_PLIES], 1))
+        fill(out, -shift + P_COLOUR, 1, 1)
+    fill(out, -shift + P_PLY, state[PLY], max(tables[T_MAX_PLIES], 1))
     castling = state[CASTLING]
     own = (castling >> (2 * player)) & 3
     opp = (castling >> (2 * (1 - player))) & 3
     if own & 1:
-        _fill(out, -shift + P_CASTLING, 1, 1)
+        fill(out, -shift + P_CASTLING, 1, 1)
     if own & 2:
-        _fill(out, -shift + P_CASTLING + 1, 1, 1)
+        fill(out, -shift + P_CASTLING + 1, 1, 1)
     if opp & 1:
-        _fill(out, -shift + P_CASTLING + 2, 1, 1)
+        fill(out, -shift + P_CASTLING + 2, 1, 1)
     if opp & 2:
-        _fill(out, -shift + P_CASTLING + 3, 1, 1)
-    _fill(out, -shift + P_HALFMOVE, min(state[HALFMOVE], 100), 100)
-    _fill(out, -shift + P_REPETITION, min(max(repetitions(state) - 1, 0), 2), 2)
+        fill(out, -shift + P_CASTLING + 3, 1, 1)
+    fill(out, -shift + P_HALFMOVE, min(state[HALFMOVE], 100), 100)
+    fill(out, -shift + P_REPETITION, min(max(repetitions(state) - 1, 0), 2), 2)
     for which in range(2):
         if state[EP_SQUARE + which] >= 0:
-            out[(P_EN_PASSANT - shift) * 64 + frame(state[EP_SQUARE + which], player)] = 1.0
+            mark(out, P_EN_PASSANT - shift, frame(state[EP_SQUARE + which], player))
     tsq = state[TARDIS_SQ]
     if tsq >= 0:
         ftsq = frame(tsq, player)
         if state[TARDIS_ABSENT] == 1:
-            put(out, (P_TARDIS_AWAY - shift) * 64 + ftsq, min(max(state[TARDIS_RETURN_PLY] - state[PLY], 0), MAX_TRAVEL), MAX_TRAVEL)
+            put_one(out, P_TARDIS_AWAY - shift, ftsq, min(max(state[TARDIS_RETURN_PLY] - state[PLY], 0), MAX_TRAVEL), MAX_TRAVEL)
         else:
-            out[(P_TARDIS - shift) * 64 + ftsq] = 1.0
+            mark(out, P_TARDIS - shift, ftsq)
         if state[TARDIS_PREV_SQ] >= 0:
-            out[(P_TARDIS_PREV - shift) * 64 + frame(state[TARDIS_PREV_SQ], player)] = 1.0
+            mark(out, P_TARDIS_PREV - shift, frame(state[TARDIS_PREV_SQ], player))
         if state[DOCTOR_SQ] >= 0:
-            out[(P_DOCTOR - shift) * 64 + frame(state[DOCTOR_SQ], player)] = 1.0
+            mark(out, P_DOCTOR - shift, frame(state[DOCTOR_SQ], player))
         else:
-            out[(P_DOCTOR - shift) * 64 + ftsq] = 1.0
-            _fill(out, -shift + P_DOCTOR_INSIDE, 1, 1)
+            mark(out, P_DOCTOR - shift, ftsq)
+            fill(out, -shift + P_DOCTOR_INSIDE, 1, 1)
         plane = _piece_plane(state[PASSENGER], player)
         if plane >= 0:
-            out[(P_PASSENGER - shift + plane) * 64 + ftsq] = 1.0
-            _fill(out, -shift + P_PASSENGER_TURNS, min(state[PLY] - state[PASSENGER_ENTRY_PLY], KICK_OUT_PLIES), KICK_OUT_PLIES)
-        _fill(out, -shift + P_COOLDOWN, min(max(state[COOLDOWN_UNTIL] - state[PLY], 0), COOLDOWN_PLIES), COOLDOWN_PLIES)
+            mark(out, P_PASSENGER - shift + plane, ftsq)
+            fill(out, -shift + P_PASSENGER_TURNS, min(state[PLY] - state[PASSENGER_ENTRY_PLY], KICK_OUT_PLIES), KICK_OUT_PLIES)
+        fill(out, -shift + P_COOLDOWN, min(max(state[COOLDOWN_UNTIL] - state[PLY], 0), COOLDOWN_PLIES), COOLDOWN_PLIES)
         ban = TRAVEL_BAN_PLIES + 1 - (state[PLY] - state[LAST_TRAVEL_PLY])
-        _fill(out, -shift + P_TRAVEL_BAN, min(max(ban, 0), TRAVEL_BAN_PLIES), TRAVEL_BAN_PLIES)
-        _fill(out, -shift + P_BACKWARD_TRAVELS, state[BACKWARD_TRAVELS + player], MAX_BACKWARD_TRAVELS)
-        _fill(out, -shift + P_BACKWARD_TRAVELS + 1, state[BACKWARD_TRAVELS + 1 - player], MAX_BACKWARD_TRAVELS)
-        _fill(out, -shift + P_HISTORY_DEPTH, min(state[HIST_COUNT] - 1, MAX_TRAVEL), MAX_TRAVEL)
+        fill(out, -shift + P_TRAVEL_BAN, min(max(ban, 0), TRAVEL_BAN_PLIES), TRAVEL_BAN_PLIES)
+        fill(out, -shift + P_BACKWARD_TRAVELS, state[BACKWARD_TRAVELS + player], MAX_BACKWARD_TRAVELS)
+        fill(out, -shift + P_BACKWARD_TRAVELS + 1, state[BACKWARD_TRAVELS + 1 - player], MAX_BACKWARD_TRAVELS)
+        fill(out, -shift + P_HISTORY_DEPTH, min(state[HIST_COUNT] - 1, MAX_TRAVEL), MAX_TRAVEL)
         if state[PHASE] == PHASE_EVICT:
-            _fill(out, -shift + P_PHASE_EVICT, 1, 1)
+            fill(out, -shift + P_PHASE_EVICT, 1, 1)
             e = state[EVICTED]
-            _fill(out, -shift + P_EVICTED, (e & 7) if (e >> 3) == player else -(e & 7), 6)
+            fill(out, -shift + P_EVICTED, (e & 7) if (e >> 3) == player else -(e & 7), 6)
         elif state[PHASE] == PHASE_FOLLOW_UP:
-            _fill(out, -shift + P_PHASE_FOLLOW_UP, 1, 1)
+            fill(out, -shift + P_PHASE_FOLLOW_UP, 1, 1)
     if tables[T_THREAT_PLANES]:
         _threats(state, player, out, threat_planes_at(tables))
 
