@@ -104,7 +104,7 @@ class VectorEnv:
         self.states[:, VARIANT] = game.variant
         self.observations = bool(observations)
         self.obs_dtype = resolve_obs_dtype(game, obs_dtype)
-        row_shape = game.observation_shape_of(self.obs_dtype)
+        self._row_shape = row_shape = game.observation_shape_of(self.obs_dtype)
         width = int(np.prod(row_shape)) if self.observations else 0
         self._obs_flat = np.zeros((n, width), dtype=self.obs_dtype)
         self.obs = self._obs_flat.reshape((n, *row_shape)) if self.observations else self._obs_flat
@@ -135,7 +135,8 @@ class VectorEnv:
         :meth:`step_until_seats` returned for games ``rows``."""
         if self._terminal_obs is None or not self.observations:
             raise ValueError(f"{self.env_id}: no terminal observations (observations=False, or no step_until_seats() call yet)")
-        return self.game.float_observations(self._terminal_obs[rows], self.obs_dtype).reshape((-1, *self.observation_shape))
+        terminal = self._terminal_obs[rows].reshape((-1, *self._row_shape))  # flat rows, as the kernels write them
+        return self.game.float_observations(terminal, self.obs_dtype)
 
     @property
     def current_player(self) -> np.ndarray:
