@@ -280,6 +280,8 @@ def unpack_planes(words: np.ndarray, kinds: np.ndarray, denominators: np.ndarray
     planes = words.shape[-1]
     if out is None:
         out = np.empty((*lead, planes * PLANE_ENTRIES), dtype=np.float32)
+    elif out.dtype != np.float32 or not out.flags.c_contiguous or out.size != words.size * PLANE_ENTRIES:
+        raise ValueError(f"out must be a C-contiguous float32 array of {words.size * PLANE_ENTRIES} entries, got {out.dtype} {out.shape}")
     rows = words.reshape(-1, planes)
     grid = out.reshape(rows.shape[0], planes, PLANE_ENTRIES)  # a view: out is contiguous
     little = np.ascontiguousarray(rows, dtype="<i8").view(np.uint8).reshape(rows.shape[0], planes, 8)

@@ -40,6 +40,10 @@ def test_unpack_planes_reads_each_kind():
     assert out.shape == (2, 3, 256) and out.dtype == np.float32
     assert np.array_equal(out.reshape(2, 3, 4, 64), np.broadcast_to(expected, (2, 3, 4, 64)))
     assert np.array_equal(unpack_planes(np.zeros(4, dtype=np.int64), kinds, denominators), np.zeros(256, np.float32))
+    into = np.full((2, 3, 256), 9.0, dtype=np.float32)
+    assert unpack_planes(batch, kinds, denominators, into) is into and np.array_equal(into, out)
+    with pytest.raises(ValueError, match="C-contiguous float32"):
+        unpack_planes(batch, kinds, denominators, np.zeros((2, 3, 512), np.float32)[:, :, ::2])
 
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()) or "default")
