@@ -35,7 +35,8 @@ work for all of them):
     :func:`tardis_envs.core.observation.put`; the game's
     ``_observation_denominators`` gives each entry's denominator). A game with
     bit-packed planes (``_packed_plane_kinds``) writes one ``int64`` word a
-    plane when ``out`` is ``int64`` (:func:`tardis_envs.core.observation.by_obs_dtype`).
+    plane when ``out`` is ``int64`` (the plane writers ``mark``, ``mark_bits``, ``fill``
+    and ``put_one`` of :mod:`tardis_envs.core.observation`).
 ``batch_reset`` / ``batch_step``
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
     of :mod:`tardis_envs.core.batch` with the kernels above; ``observe_seats[i, p]``
@@ -299,14 +300,15 @@ class Game:
         kept): compact ones divided by their denominators, packed ones unpacked; bit for bit
         what the float kernels write. float32 ones are copied (into ``out`` if given).
         ``dtype`` is a dtype or an ``obs_dtype`` name (``"compact"``, ``"packed"``)."""
-        dtype = resolve_obs_dtype(self, dtype if isinstance(dtype, str) else np.dtype(dtype))
+        if isinstance(dtype, str):  # a name; the batched API passes its resolved dtype
+            dtype = resolve_obs_dtype(self, dtype)
         if is_packed(dtype):
             lead = observations.shape[: observations.ndim - 1]
             flat = None if out is None else out.reshape(*lead, -1)
             unpacked = unpack_planes(observations, self._packed_kinds(), self.packed_plane_denominators, flat)
             return unpacked.reshape(*lead, *self.observation_shape)
         if np.dtype(dtype) != np.float32:
-            return to_float32(observations, self.observation_denominators.astype(np.float32), out)
+            return to_float32(observations, self._float32_denominators, out)
         if out is None:
             return observations.copy()
         np.copyto(out, observations)
@@ -325,6 +327,11 @@ class Game:
         denominators = np.asarray(self._observation_denominators(), dtype=np.int64).reshape(self.observation_shape)
         assert (denominators >= 1).all()
         return denominators
+
+    @functools.cached_property
+    def _float32_denominators(self) -> np.ndarray:
+        """``observation_denominators`` in float32, made once: every batch's conversion reads it."""
+        return self.observation_denominators.astype(np.float32)
 
     @functools.cached_property
     def _entry_numerator_bounds(self) -> tuple[np.ndarray, np.ndarray]:
