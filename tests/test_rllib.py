@@ -114,14 +114,14 @@ def test_tiny_run_writes_a_checkpoint_that_eval_plays(local_ray, tmp_path, env_i
 
 
 # --- the train command ---------------------------------------------------------------
-def _tiny(timesteps: int) -> list[str]:
+def _tiny(timesteps: int, eval_games: int = 20) -> list[str]:
     return [
         "--timesteps",
         str(timesteps),
         "--eval-every",
         "1000",
         "--eval-games",
-        "20",
+        str(eval_games),
         "--num-envs",
         "4",
         "--snapshot-every",
@@ -140,7 +140,9 @@ def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_pa
     base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run), "--num-env-runners", "2"] + (
         ["--config", config] if config else []
     )
-    assert main(base + _tiny(1000)) == 0
+    # Keys' three players play about 490 decisions a game: 6 evaluation games (each seat twice)
+    eval_games = 6 if env_id == "keys_to_the_tardis_v0" else 20
+    assert main(base + _tiny(1000, eval_games)) == 0
     for name in (
         "config.yaml",
         "eval.csv",
@@ -162,7 +164,7 @@ def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_pa
     assert match.record(0)["games"] == 2 * n
     # a second call continues the same run: more steps, more evaluation rows, the league kept
     before = agent.meta
-    assert main(base + _tiny(before["num_timesteps"] + 500) + ["--resume"]) == 0
+    assert main(base + _tiny(before["num_timesteps"] + 500, eval_games) + ["--resume"]) == 0
     again = (run / "eval.csv").read_text().splitlines()
     assert len(again) > len(first) and again[: len(first)] == first
     after = make_agent(f"rllib:{run / 'checkpoints' / 'last'}", game).meta
