@@ -130,18 +130,18 @@ def _tiny(timesteps: int, eval_games: int = 20) -> list[str]:
     ]
 
 
+# Keys' three players play about 490 decisions a game: 6 evaluation games (each seat twice)
 @pytest.mark.parametrize(
-    "env_id,config", [("tardis_run_v0", None), ("keys_to_the_tardis_v0", "configs/keys_to_the_tardis/three_players.yaml")]
+    "env_id,config,eval_games",
+    [("tardis_run_v0", None, 20), ("keys_to_the_tardis_v0", "configs/keys_to_the_tardis/three_players.yaml", 6)],
 )
-def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_path, env_id, config):
+def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_path, env_id, config, eval_games):
     from tardis_envs.cli import main
 
     run = tmp_path / "run"
     base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run), "--num-env-runners", "2"] + (
         ["--config", config] if config else []
     )
-    # Keys' three players play about 490 decisions a game: 6 evaluation games (each seat twice)
-    eval_games = 6 if env_id == "keys_to_the_tardis_v0" else 20
     assert main(base + _tiny(1000, eval_games)) == 0
     for name in (
         "config.yaml",
