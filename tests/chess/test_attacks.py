@@ -7,7 +7,7 @@ passengers, evictions."""
 import numpy as np
 
 from tardis_envs.core.state import CURRENT_PLAYER, STATUS
-from tardis_envs.games.chess import board, layout, rules
+from tardis_envs.games.chess import board, layout, rules, tardis
 
 from .helpers import VARIANT
 
@@ -54,3 +54,68 @@ def test_king_steps_and_check_agree_with_the_mailbox_test():
         with_tardis,
         answered_checks,
     )
+
+
+def _mailbox_mask(state) -> np.ndarray:
+    """The legal mask of a move or follow-up decision worked out by making each candidate
+    on the board and asking ``square_attacked`` (``chess_move_legal``, ``doctor_move_legal``,
+    ``tardis_move_legal``, ``forward_travel_legal``): what ``rules.legal_mask`` decides on
+    sets of squares."""
+    mask = np.zeros(layout.NUM_ACTIONS, dtype=np.int8)
+    mover = int(state[CURRENT_PLAYER])
+    if state[layout.PHASE] == layout.PHASE_MOVE:
+        moves = np.empty(layout.MAX_MOVES, dtype=np.int64)
+        for i in range(board.gen_chess_moves(state, moves)):
+            m = int(moves[i])
+            if board.chess_move_legal(state, m):
+                mask[board.encode_move(board.move_from(m), board.move_to(m), board.move_promotion(m), mover)] = 1
+        for d in range(8):
+            if tardis.doctor_move_legal(state, d):
+                mask[layout.A_DOCTOR + (d if mover == layout.WHITE else (4 - d) % 8)] = 1
+    else:
+        mask[layout.A_END_TURN] = 1
+    if tardis.tardis_can_fly(state):
+        for sq in range(64):
+            if tardis.tardis_move_legal(state, sq):
+                mask[layout.A_TARDIS + layout.frame(sq, mover)] = 1
+        if tardis.travel_allowed(state):
+            scratch = np.empty(layout.CORE_SIZE, dtype=np.int64)
+            for k in range(1, layout.MAX_TRAVEL + 1):
+                if tardis.backward_travel_legal(state, k, scratch):
+                    mask[layout.A_TRAVEL + k - 1] = 1
+            if tardis.forward_travel_legal(state):
+                mask[layout.A_TRAVEL + layout.MAX_TRAVEL : layout.A_TRAVEL + 2 * layout.MAX_TRAVEL] = 1
+    return mask
+
+
+def test_legal_mask_on_sets_of_squares_agrees_with_making_each_move():
+    """``rules.legal_mask`` (sets of squares: ``board.legal_chess_actions``,
+    ``tardis.doctor_step_legal_given``, ``tardis.tardis_landings``) against the mailbox tests,
+    in every move and follow-up decision of random variant games, each kind of action seen."""
+    rng = np.random.default_rng(11)
+    seen = dict.fromkeys(("chess", "doctor", "tardis", "forward", "follow_up", "check", "pinned", "kick", "from_inside"), 0)
+    mask = np.zeros(layout.NUM_ACTIONS, dtype=np.int8)
+    for game_index in range(40):
+        state = VARIANT.new_state(2000 + game_index)
+        for _ in range(400):
+            if state[STATUS] != 0:
+                break
+            if state[layout.PHASE] != layout.PHASE_EVICT:
+                rules.legal_mask(state, VARIANT.tables, mask)
+                expected = _mailbox_mask(state)
+                assert np.array_equal(mask, expected), (VARIANT.fen(state), np.flatnonzero(mask != expected))
+                context = board.legality_context(state)
+                block = layout.blocker_square(state)
+                mover = int(state[CURRENT_PLAYER])
+                seen["chess"] += int(mask[: layout.NUM_CHESS_ACTIONS].any())
+                seen["doctor"] += int(mask[layout.A_DOCTOR : layout.A_TARDIS].any())
+                seen["tardis"] += int(mask[layout.A_TARDIS : layout.A_TRAVEL].any())
+                seen["forward"] += int(mask[layout.A_TRAVEL + layout.MAX_TRAVEL])
+                seen["follow_up"] += int(state[layout.PHASE] == layout.PHASE_FOLLOW_UP)
+                seen["check"] += int(context[1])
+                seen["pinned"] += int(context[2] != 0)
+                seen["kick"] += int(block >= 0 and board.passenger_evictable(state, mover))
+                seen["from_inside"] += int(block >= 0 and state[layout.PASSENGER] != 0 and (state[layout.PASSENGER] >> 3) == mover)
+            legal = VARIANT.legal_actions(state)
+            rules.step(state, VARIANT.tables, int(rng.choice(legal)))
+    assert min(seen.values()) >= 20, seen

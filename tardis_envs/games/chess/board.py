@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from ...core.jit import njit, njit_alloc, njit_inline
+from ...core.jit import njit, njit_alloc, njit_inline, stack_empty
+from ...core.sampling import popcount
 from ...core.state import CURRENT_PLAYER, copy_state
 from .layout import (
     BISHOP,
@@ -195,45 +196,60 @@ def attackers(state, sq, by):
 
 
 @njit
+def board_sets(state):
+    """The board as sets of squares (bitboards, bit = square): ``(pieces, white, black,
+    pawns, knights, bishops, rooks, queens, kings, doctor)``, ``pieces`` every occupied
+    square, Dr. Who's included (he has no colour). Worked out from the four bits of the
+    squares' codes (colour << 3 | type) in one pass over the board with no branch, which
+    the compiler turns into vector instructions: every legality test of a position
+    reads these sets instead of the board."""
+    type_1 = np.int64(0)
+    type_2 = np.int64(0)
+    type_4 = np.int64(0)
+    black = np.int64(0)
+    for sq in range(64):
+        code = state[BOARD + sq]
+        type_1 |= (code & 1) << sq
+        type_2 |= ((code >> 1) & 1) << sq
+        type_4 |= ((code >> 2) & 1) << sq
+        black |= (code >> 3) << sq
+    pieces = type_1 | type_2 | type_4
+    doctor = type_1 & type_2 & type_4
+    pawns = type_1 & ~type_2 & ~type_4
+    knights = ~type_1 & type_2 & ~type_4
+    bishops = type_1 & type_2 & ~type_4
+    rooks = ~type_1 & ~type_2 & type_4
+    queens = type_1 & ~type_2 & type_4
+    kings = ~type_1 & type_2 & type_4
+    white = pieces & ~black & ~doctor
+    return pieces, white, black, pawns, knights, bishops, rooks, queens, kings, doctor
+
+
+@njit
+def attacker_bits_of(sets, by, block):
+    """:func:`attacker_bits` from the position's :func:`board_sets` and TARDIS square."""
+    pieces, white, black, pawns, knights, bishops, rooks, queens, kings, doctor = sets
+    colour = black if by == BLACK else white
+    block_bit = np.int64(0) if block < 0 else np.int64(1) << block
+    lines = colour & ~block_bit
+    return (
+        pieces | block_bit,
+        pawns & colour,
+        knights & colour,
+        kings & colour,
+        (rooks | queens) & lines,
+        (bishops | queens) & lines,
+    )
+
+
+@njit
 def attacker_bits(state, by):
     """What ``square_attacked`` reads, as bitboards (bit = square), for many tests in one
     position: (every blocking square: pieces, Dr. Who and the TARDIS; ``by``'s pawns,
     knights and king; its rooks and queens; its bishops and queens). A piece on the
     TARDIS square attacks along no line (the TARDIS stops lines there), as in
     ``square_attacked``."""
-    block = blocker_square(state)
-    occupied = np.int64(0)
-    pawns = np.int64(0)
-    knights = np.int64(0)
-    king = np.int64(0)
-    rook_lines = np.int64(0)
-    bishop_lines = np.int64(0)
-    pawn = PAWN | (by << 3)
-    knight = KNIGHT | (by << 3)
-    bishop = BISHOP | (by << 3)
-    rook = ROOK | (by << 3)
-    queen = QUEEN | (by << 3)
-    own_king = KING | (by << 3)
-    for sq in range(64):
-        code = state[BOARD + sq]
-        if code == EMPTY:
-            continue
-        bit = np.int64(1) << sq
-        occupied |= bit
-        if code == pawn:
-            pawns |= bit
-        elif code == knight:
-            knights |= bit
-        elif code == own_king:
-            king |= bit
-        elif sq != block:
-            if code == rook or code == queen:
-                rook_lines |= bit
-            if code == bishop or code == queen:
-                bishop_lines |= bit
-    if block >= 0:
-        occupied |= np.int64(1) << block
-    return occupied, pawns, knights, king, rook_lines, bishop_lines
+    return attacker_bits_of(board_sets(state), by, blocker_square(state))
 
 
 @njit
@@ -251,13 +267,24 @@ def king_attacked(bits, by, frm, to):
     ``frm`` to ``to`` (capturing whatever stood there; ``frm == to``: the king stays), from
     ``attacker_bits(state, by)`` of the position before the step: no need to make the move
     on the board."""
+    to_bit = np.int64(1) << to
+    # what stood on ``to`` attacks nothing there: no need to take it off the attackers
+    return attacked_after(bits, by, to, np.int64(1) << frm, to_bit, np.int64(0))
+
+
+@njit
+def attacked_after(bits, by, sq, vacated, filled, captured):
+    """``square_attacked(sq, by)`` once the squares ``vacated`` are empty, ``filled`` taken
+    and ``by``'s pieces on ``captured`` gone (sets of squares), from ``attacker_bits(state,
+    by)`` of the position before: a move tested without making it on the board."""
     occupied, pawns, knights, king, rook_lines, bishop_lines = bits
-    if (PAWN_ATTACKER_BITS[by, to] & pawns) | (KNIGHT_BITS[to] & knights) | (KING_BITS[to] & king):
+    kept = ~captured
+    if (PAWN_ATTACKER_BITS[by, sq] & pawns & kept) | (KNIGHT_BITS[sq] & knights & kept) | (KING_BITS[sq] & king):
         return True
-    occupied = (occupied & ~(np.int64(1) << frm)) | (np.int64(1) << to)
+    occupied = (occupied & ~vacated) | filled
     for d in range(8):
-        nearest = nearest_on_ray(occupied, to, d)
-        if nearest >= 0 and ((rook_lines if d % 2 == 0 else bishop_lines) >> nearest) & 1:
+        nearest = nearest_on_ray(occupied, sq, d)
+        if nearest >= 0 and ((rook_lines if d % 2 == 0 else bishop_lines) & kept) >> nearest & 1:
             return True
     return False
 
@@ -542,31 +569,26 @@ def pinned_pieces(state, mover):
     only piece on a line between the king and an opponent rook, bishop or
     queen. The TARDIS and Dr. Who block lines as in ``square_attacked``, so a
     line through them pins nothing."""
-    king_sq = state[KING_SQ + mover]
-    block = blocker_square(state)
-    them = 1 - mover
-    rook = ROOK | (them << 3)
-    bishop = BISHOP | (them << 3)
-    queen = QUEEN | (them << 3)
+    sets = board_sets(state)
+    bits = attacker_bits_of(sets, 1 - mover, blocker_square(state))
+    return pinned_of(bits, sets[2] if mover == BLACK else sets[1], state[KING_SQ + mover])
+
+
+@njit
+def pinned_of(bits, own, king_sq):
+    """:func:`pinned_pieces` from the opponent's ``attacker_bits`` and the mover's pieces
+    ``own``: on each line from the king, the first square taken is one of ``own`` and the
+    next a line piece of the opponent moving along that line (the TARDIS square and Dr.
+    Who are neither)."""
+    occupied, pawns, knights, king, rook_lines, bishop_lines = bits
     pinned = np.int64(0)
     for d in range(8):
-        diagonal = d & 1
-        candidate = -1
-        t = NEIGHBOUR[king_sq, d]
-        while t >= 0:
-            if t == block:
-                break
-            code = state[BOARD + t]
-            if code != EMPTY:
-                if candidate < 0:
-                    if code == DOCTOR or (code >> 3) != mover:
-                        break
-                    candidate = t
-                else:
-                    if code == queen or (diagonal == 1 and code == bishop) or (diagonal == 0 and code == rook):
-                        pinned |= np.int64(1) << candidate
-                    break
-            t = NEIGHBOUR[t, d]
+        first = nearest_on_ray(occupied, king_sq, d)
+        if first < 0 or (own >> first) & 1 == 0:
+            continue
+        second = nearest_on_ray(occupied, first, d)
+        if second >= 0 and ((rook_lines if d % 2 == 0 else bishop_lines) >> second) & 1:
+            pinned |= np.int64(1) << first
     return pinned
 
 
@@ -575,11 +597,18 @@ def legality_context(state):
     """(king square, in check, pinned pieces, ``attacker_bits`` of the opponent,
     ``check_answers``) of the side to move, the facts ``chess_move_legal_given`` needs,
     worked out once per position."""
+    return legality_context_of(state, board_sets(state))
+
+
+@njit
+def legality_context_of(state, sets):
+    """:func:`legality_context` from the position's :func:`board_sets`."""
     mover = state[CURRENT_PLAYER]
     king_sq = state[KING_SQ + mover]
-    bits = attacker_bits(state, 1 - mover)
+    bits = attacker_bits_of(sets, 1 - mover, blocker_square(state))
     answers = check_answers(bits, 1 - mover, king_sq)
-    return king_sq, answers != -1, pinned_pieces(state, mover), bits, answers
+    pinned = pinned_of(bits, sets[2] if mover == BLACK else sets[1], king_sq)
+    return king_sq, answers != -1, pinned, bits, answers
 
 
 @njit_inline
@@ -615,6 +644,199 @@ def encode_move(frm, to, promotion, colour):
         p = 0 if promotion == KNIGHT else (1 if promotion == BISHOP else 2)
         return f * 73 + 64 + 3 * ((t & 7) - (f & 7) + 1) + p
     return MOVE_ACTION[f, t]
+
+
+@njit
+def slider_attacks(sq, occupied, kind):
+    """Squares a ``kind`` (bishop, rook or queen) on ``sq`` reaches over the blocking
+    squares ``occupied``: each line up to and including its first blocking square."""
+    first = 1 if kind == BISHOP else 0
+    step = 1 if kind == QUEEN else 2
+    reached = np.int64(0)
+    for d in range(first, 8, step):
+        ray = RAY_BITS[sq, d]
+        hits = ray & occupied
+        if hits != 0:
+            nearest = trailing_zeros(hits) if RAY_ASCENDS[d] else 63 - leading_zeros(hits)
+            ray &= ~RAY_BITS[nearest, d]
+        reached |= ray
+    return reached
+
+
+@njit
+def _mark_targets(mask, write, frm, targets, mover):
+    """Mark the actions of the moves from ``frm`` to each of ``targets`` (no promotion);
+    returns how many."""
+    if write:
+        f = frame(frm, mover)
+        flip = 56 * mover
+        rest = targets
+        while rest != 0:
+            mask[MOVE_ACTION[f, trailing_zeros(rest) ^ flip]] = 1
+            rest &= rest - 1
+    return np.int64(popcount(np.uint64(targets)))
+
+
+@njit
+def _mark_pawn_move(mask, write, frm, to, mover, last_rank):
+    """Mark a pawn's move to ``to`` (its four promotions on ``last_rank``); returns how many."""
+    if (to >> 3) != last_rank:
+        if write:
+            mask[MOVE_ACTION[frame(frm, mover), frame(to, mover)]] = 1
+        return 1
+    if write:
+        for promotion in range(KNIGHT, QUEEN + 1):
+            mask[encode_move(frm, to, promotion, mover)] = 1
+    return 4
+
+
+@njit
+def _mark_if_legal(state, mask, write, move, mover, context):
+    """Mark ``move``'s action when ``chess_move_legal_given``; returns 1 or 0."""
+    if not chess_move_legal_given(state, move, context):
+        return 0
+    if write:
+        mask[encode_move(move_from(move), move_to(move), move_promotion(move), mover)] = 1
+    return 1
+
+
+@njit
+def _mark_piece_moves(state, mask, write, stop_at_first, frm, code, mover, block, context):
+    """The moves of one piece by the mailbox generator (``gen_piece_moves``), each tested with
+    ``chess_move_legal_given``: for the rare pieces the sets do not cover (a pinned piece,
+    the piece inside the TARDIS); returns how many are legal."""
+    moves = stack_empty(32, np.int64)  # a queen reaches 27 squares; a pawn makes 12 moves at most
+    n = gen_piece_moves(state, mover, frm, code, moves, 0, block)
+    count = 0
+    for i in range(n):
+        count += _mark_if_legal(state, mask, write, moves[i], mover, context)
+        if stop_at_first and count > 0:
+            return count
+    return count
+
+
+@njit
+def legal_chess_actions(state, sets, mask, write, stop_at_first):
+    """The legal chess moves of the side to move (``sets``: the position's ``board_sets``) (the moves of ``gen_chess_moves`` that
+    ``chess_move_legal_given`` keeps), counted and, with ``write``, marked in ``mask`` as
+    their actions; with ``stop_at_first`` it returns as soon as one is found.
+
+    Worked out on sets of squares (:func:`board_sets`): a knight's or line piece's
+    legal destinations are its reach (empty squares, opponent pieces other than the king,
+    the TARDIS when it can be entered) that answers a check (``check_answers``: every
+    square when there is none), a pawn's likewise square by square, a king's steps those
+    ``king_attacked`` leaves safe. What the sets do not decide goes through the same tests
+    as the mailbox generator: a kick-out (an eviction square must be found), en passant,
+    castling, a pinned piece's moves and the moves of the piece inside the TARDIS.
+    ``tests/chess/test_attacks.py`` compares the two on positions of random games."""
+    mover = state[CURRENT_PLAYER]
+    them = 1 - mover
+    block = blocker_square(state)
+    pieces, white, black, pawns, knights, bishops, rooks, queens, kings, doctor = sets
+    context = legality_context_of(state, sets)
+    king_sq, checked, pinned, bits, answers = context
+    occupied = bits[0]
+    own = black if mover == BLACK else white
+    empty = ~occupied
+    capturable = (white if mover == BLACK else black) & ~kings
+    # the TARDIS square as a destination of any piece but the king: entered when nobody
+    # is inside, a kick-out when the piece inside may be evicted
+    enter = np.int64(0)
+    kick = np.int64(0)
+    if block >= 0:
+        if state[PASSENGER] == EMPTY:
+            enter = np.int64(1) << block
+        elif passenger_evictable(state, mover):
+            kick = np.int64(1) << block
+    reach = (empty | capturable | enter) & answers
+    count = 0
+    # knights and line pieces that are not pinned
+    rest = own & ~pinned & ~pawns & ~kings
+    while rest != 0:
+        frm = trailing_zeros(rest)
+        rest &= rest - 1
+        kind = state[BOARD + frm] & 7
+        reached = KNIGHT_BITS[frm] if kind == KNIGHT else slider_attacks(frm, occupied, kind)
+        count += _mark_targets(mask, write, frm, reached & reach, mover)
+        if reached & kick:
+            count += _mark_if_legal(state, mask, write, make_move(frm, block, 0, FLAG_KICK), mover, context)
+        if stop_at_first and count > 0:
+            return count
+    # pawns that are not pinned
+    up = 8 if mover == WHITE else -8
+    first_rank = 0 if mover == WHITE else 7
+    start_rank = 1 if mover == WHITE else 6
+    last_rank = 7 if mover == WHITE else 0
+    ep = state[EP_SQUARE]
+    ep_far = state[EP_SQUARE_FAR]
+    rest = own & pawns & ~pinned
+    while rest != 0:
+        frm = trailing_zeros(rest)
+        rest &= rest - 1
+        t = frm + up
+        bit = np.int64(1) << t
+        if bit & empty:
+            if (answers >> t) & 1:
+                count += _mark_pawn_move(mask, write, frm, t, mover, last_rank)
+            # two squares from the second rank (FIDE); two or three from the own first
+            # rank, where only the TARDIS puts a pawn (variant)
+            rank = frm >> 3
+            advance = 2 if rank == start_rank else (3 if rank == first_rank else 1)
+            for _ in range(2, advance + 1):
+                t += up
+                bit = np.int64(1) << t
+                if bit & (empty | enter):
+                    if (answers >> t) & 1:
+                        count += _mark_pawn_move(mask, write, frm, t, mover, last_rank)
+                elif bit & kick:
+                    count += _mark_if_legal(state, mask, write, make_move(frm, t, 0, FLAG_KICK), mover, context)
+                if bit & empty == 0:
+                    break
+        elif bit & enter:
+            if (answers >> t) & 1:
+                count += _mark_pawn_move(mask, write, frm, t, mover, last_rank)
+        elif bit & kick:
+            if (t >> 3) == last_rank:
+                for promotion in range(KNIGHT, QUEEN + 1):
+                    count += _mark_if_legal(state, mask, write, make_move(frm, t, promotion, FLAG_KICK), mover, context)
+            else:
+                count += _mark_if_legal(state, mask, write, make_move(frm, t, 0, FLAG_KICK), mover, context)
+        f = frm & 7
+        for df in (-1, 1):
+            if 0 <= f + df < 8:
+                t = frm + up + df
+                bit = np.int64(1) << t
+                if bit & capturable:
+                    if (answers >> t) & 1:
+                        count += _mark_pawn_move(mask, write, frm, t, mover, last_rank)
+                elif bit & empty and (t == ep or t == ep_far):
+                    count += _mark_if_legal(state, mask, write, make_move(frm, t, 0, FLAG_EN_PASSANT), mover, context)
+        if stop_at_first and count > 0:
+            return count
+    # the king's steps, then castling
+    steps = KING_BITS[king_sq] & (empty | capturable)
+    while steps != 0:
+        to = trailing_zeros(steps)
+        steps &= steps - 1
+        if not king_attacked(bits, them, king_sq, to):
+            count += 1
+            if write:
+                mask[MOVE_ACTION[frame(king_sq, mover), frame(to, mover)]] = 1
+    if stop_at_first and count > 0:
+        return count
+    moves = stack_empty(2, np.int64)
+    for i in range(gen_castling(state, mover, moves, 0, block)):
+        count += _mark_if_legal(state, mask, write, moves[i], mover, context)
+    # the rare pieces: pinned ones, and the mover's piece inside the TARDIS
+    rest = own & pinned
+    while rest != 0:
+        frm = trailing_zeros(rest)
+        rest &= rest - 1
+        count += _mark_piece_moves(state, mask, write, stop_at_first, frm, state[BOARD + frm], mover, block, context)
+    passenger = state[PASSENGER]
+    if block >= 0 and passenger != EMPTY and (passenger >> 3) == mover:
+        count += _mark_piece_moves(state, mask, write, stop_at_first, block, passenger, mover, block, context)
+    return count
 
 
 # ============================================================================

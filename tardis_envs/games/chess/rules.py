@@ -12,12 +12,15 @@ start of each turn (``_check_result``).
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ...core.jit import njit, njit_alloc, stack_empty
 from ...core.rewards import clear_rewards, reward_win
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, TRUNCATED, copy_state
 from .board import (
     apply_chess_move,
+    attacker_bits_of,
+    board_sets,
     chess_move_legal_given,
     encode_move,
     eviction_square_ok,
@@ -26,6 +29,7 @@ from .board import (
     gen_piece_moves,
     in_check,
     insufficient_material,
+    legal_chess_actions,
     legality_context,
     perft,
     position_hash,
@@ -142,12 +146,12 @@ from .tardis import (
     apply_doctor_move,
     apply_tardis_move,
     backward_travel_legal,
-    doctor_move_legal,
-    forward_travel_legal,
+    doctor_ready,
+    doctor_step_legal_given,
     push_history,
     restore_backward,
     tardis_can_fly,
-    tardis_move_legal,
+    tardis_landings,
     travel_allowed,
 )
 
@@ -207,17 +211,21 @@ def action_squares(state, action):
 # Legal actions
 # ============================================================================
 @njit
-def _follow_up_actions(state, mask, write):
-    """TARDIS moves and time travels open to the mover now; counts them."""
+def _follow_up_actions(state, sets, mask, write):
+    """TARDIS moves and time travels open to the mover now (``sets``: the position's
+    ``board_sets``); counts them."""
     count = 0
     if not tardis_can_fly(state):
         return 0
     mover = state[CURRENT_PLAYER]
-    for sq in range(64):
-        if tardis_move_legal(state, sq):
-            count += 1
-            if write:
-                mask[A_TARDIS + frame(sq, mover)] = 1
+    landings, forward_legal = tardis_landings(state, sets)
+    rest = landings
+    while rest != 0:
+        sq = trailing_zeros(rest)
+        rest &= rest - 1
+        count += 1
+        if write:
+            mask[A_TARDIS + frame(sq, mover)] = 1
     if travel_allowed(state):
         scratch = stack_empty(CORE_SIZE, np.int64)  # a copy of the position to rewind in
         for k in range(1, MAX_TRAVEL + 1):
@@ -225,7 +233,7 @@ def _follow_up_actions(state, mask, write):
                 count += 1
                 if write:
                     mask[A_TRAVEL + k - 1] = 1
-        if forward_travel_legal(state):
+        if forward_legal:
             count += MAX_TRAVEL
             if write:
                 for k in range(MAX_TRAVEL):
@@ -250,32 +258,27 @@ def _legal_actions(state, tables, mask, write, stop_at_first):
                 if write:
                     mask[A_EVICT + (d if mover == WHITE else _mirror_direction(d))] = 1
         return count
+    sets = board_sets(state)
     if phase == PHASE_FOLLOW_UP:
-        count = _follow_up_actions(state, mask, write) + 1
+        count = _follow_up_actions(state, sets, mask, write) + 1
         if write:
             mask[A_END_TURN] = 1
         return count
-    moves = stack_empty(MAX_MOVES, np.int64)
-    n = gen_chess_moves(state, moves)
-    context = legality_context(state)
-    for i in range(n):
-        m = moves[i]
-        if chess_move_legal_given(state, m, context):
-            count += 1
-            if stop_at_first:
-                return count
-            if write:
-                mask[encode_move(move_from(m), move_to(m), move_promotion(m), mover)] = 1
+    count = legal_chess_actions(state, sets, mask, write, stop_at_first)
+    if stop_at_first and count > 0:
+        return count
     if tables[T_DOCTOR] == 0:
         return count
-    for d in range(8):
-        if doctor_move_legal(state, d):
-            count += 1
-            if stop_at_first:
-                return count
-            if write:
-                mask[A_DOCTOR + (d if mover == WHITE else _mirror_direction(d))] = 1
-    count += _follow_up_actions(state, mask, write)
+    if doctor_ready(state):
+        bits = attacker_bits_of(sets, 1 - mover, blocker_square(state))
+        for d in range(8):
+            if doctor_step_legal_given(state, d, bits):
+                count += 1
+                if stop_at_first:
+                    return count
+                if write:
+                    mask[A_DOCTOR + (d if mover == WHITE else _mirror_direction(d))] = 1
+    count += _follow_up_actions(state, sets, mask, write)
     return count
 
 
@@ -436,7 +439,7 @@ def _end_turn(state, tables, keep_clocks, mask):
 @njit
 def _after_chess_move(state, tables, mask):
     """Offer the optional follow-up (TARDIS move / time travel) or end the turn."""
-    if tables[T_DOCTOR] == 1 and _follow_up_actions(state, mask[:0], False) > 0:
+    if tables[T_DOCTOR] == 1 and _follow_up_actions(state, board_sets(state), mask[:0], False) > 0:
         state[PHASE] = PHASE_FOLLOW_UP
         return False
     return _end_turn(state, tables, False, mask)

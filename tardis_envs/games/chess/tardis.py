@@ -10,6 +10,9 @@ import numpy as np
 from ...core.jit import njit
 from ...core.state import CURRENT_PLAYER, copy_state
 from .board import (
+    attacked_after,
+    attacker_bits_of,
+    check_answers,
     clear_castling_for,
     in_check,
 )
@@ -116,6 +119,49 @@ def doctor_move_legal(state, d):
     if origin >= 0:
         state[BOARD + origin] = DOCTOR
     return safe
+
+
+@njit
+def doctor_step_legal_given(state, d, bits):
+    """``doctor_move_legal`` from the opponent's ``attacker_bits`` of the position, worked
+    out once for all eight steps: the step is tested on them (his square left, the one he
+    steps on taken, an opponent piece there gone) instead of being made on the board."""
+    if not doctor_ready(state):
+        return False
+    mover = state[CURRENT_PLAYER]
+    t = doctor_target(state, d)
+    if t < 0:
+        return False
+    origin = state[DOCTOR_SQ]
+    other = state[BOARD + t]
+    if origin < 0:
+        if other != EMPTY:
+            return False  # leaves only to an empty square
+    elif t != blocker_square(state):
+        if other != EMPTY and ((other >> 3) == mover or (other & 7) == KING):
+            return False  # captures an opponent piece of the mover only, never a king
+    # entering the TARDIS (t is its square) he blocks nothing the TARDIS does not already
+    target = np.int64(1) << t
+    vacated = np.int64(0) if origin < 0 else np.int64(1) << origin
+    captured = target if other != EMPTY else np.int64(0)
+    return not attacked_after(bits, 1 - mover, state[KING_SQ + mover], vacated, target, captured)
+
+
+@njit
+def tardis_landings(state, sets):
+    """The TARDIS's flight from the position's ``board_sets``: (the squares a TARDIS move may
+    land on, whether a forward travel is legal), as ``tardis_move_legal`` and
+    ``forward_travel_legal`` decide them square by square. With the TARDIS lifted off its
+    square, ``check_answers`` of the mover's king says where it may land: anywhere empty
+    when the king is then safe (a forward travel too), on the line of the one line piece
+    that then checks it, nowhere otherwise (a square it lands on blocks one line at most)."""
+    mover = state[CURRENT_PLAYER]
+    lifted = check_answers(attacker_bits_of(sets, 1 - mover, -1), 1 - mover, state[KING_SQ + mover])
+    landings = ~sets[0] & lifted & ~(np.int64(1) << blocker_square(state))
+    previous = state[TARDIS_PREV_SQ]
+    if previous >= 0:
+        landings &= ~(np.int64(1) << previous)
+    return landings, lifted == -1
 
 
 @njit
