@@ -104,6 +104,9 @@ def test_legal_mask_on_sets_of_squares_agrees_with_making_each_move():
                 rules.legal_mask(state, VARIANT.tables, mask)
                 expected = _mailbox_mask(state)
                 assert np.array_equal(mask, expected), (VARIANT.fen(state), np.flatnonzero(mask != expected))
+                if state[layout.PHASE] == layout.PHASE_MOVE:  # the early exit that mate and stalemate use
+                    found = board.legal_chess_actions(state, board.board_sets(state), mask[:0], False, True)
+                    assert (found > 0) == mask[: layout.NUM_CHESS_ACTIONS].any()
                 context = board.legality_context(state)
                 block = layout.blocker_square(state)
                 mover = int(state[CURRENT_PLAYER])

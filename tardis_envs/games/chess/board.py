@@ -1044,15 +1044,14 @@ def insufficient_material(state):
 # ============================================================================
 @njit
 def _perft(state, depth, buffers, scratch):
+    if depth == 1:
+        # the last ply counted by the legal mask's generator, so that the published
+        # counts check it as well as the move list of the plies before
+        return legal_chess_actions(state, board_sets(state), buffers[0, :0].view(np.int8), False, False)
     moves = buffers[depth]
     n = gen_chess_moves(state, moves)
     context = legality_context(state)
     total = 0
-    if depth == 1:
-        for i in range(n):
-            if chess_move_legal_given(state, moves[i], context):
-                total += 1
-        return total
     child = scratch[depth]
     for i in range(n):
         if chess_move_legal_given(state, moves[i], context):

@@ -256,22 +256,21 @@ def snapshot_id(state, at, sq):
 def write_snapshot_squares(state, at, codes, ids):
     """Pack 64 squares' piece ``codes`` and ``ids`` (any indexable of 64) into the
     history entry at offset ``at``."""
-    occupied = np.uint64(0)
+    # no branch in these loops: the compiler turns them into vector instructions
+    occupied = np.int64(0)
+    for sq in range(64):
+        occupied |= np.int64(codes[sq] != EMPTY) << sq
     for word in range(4):
         packed = np.int64(0)
         for j in range(16):
-            sq = 16 * word + j
-            code = codes[sq]
-            packed |= np.int64(code) << np.int64(4 * j)
-            if code != EMPTY:
-                occupied |= np.uint64(1) << np.uint64(sq)
+            packed |= np.int64(codes[16 * word + j]) << np.int64(4 * j)
         state[at + SNAP_CODES + word] = packed
     for word in range(8):
         packed = np.int64(0)
         for j in range(8):
             packed |= np.int64(ids[8 * word + j]) << np.int64(8 * j)
         state[at + SNAP_IDS + word] = packed
-    state[at + SNAP_OCCUPIED] = np.int64(occupied)
+    state[at + SNAP_OCCUPIED] = occupied
 
 
 @njit
