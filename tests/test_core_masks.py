@@ -19,7 +19,8 @@ from tardis_envs.core.observation import (
     put_one,
     unpack_planes,
 )
-from tardis_envs.core.sampling import reversed_bytes
+from tardis_envs.core.sampling import compiles_for_fast_pext, extract_bits, reversed_bytes
+from tardis_envs.games.chess.observe import gather_nibble_bits, nibble_bits
 
 
 @njit
@@ -120,3 +121,31 @@ def test_reversed_bytes_mirrors_ranks():
         assert flipped == int.from_bytes(int(word).to_bytes(8, "little"), "big")
         # square sq -> sq ^ 56 (rank r -> 7 - r, same file)
         assert all(((flipped >> (sq ^ 56)) & 1) == ((int(word) >> sq) & 1) for sq in range(64))
+
+
+@njit
+def _extract(word, selector):
+    return extract_bits(word, selector)
+
+
+@njit
+def _nibbles(word, bit):
+    return nibble_bits(word, bit), gather_nibble_bits(word >> np.uint64(bit))
+
+
+def test_extract_bits_and_the_nibble_gather_against_python():
+    """``extract_bits`` (BMI2's pext, where ``compiles_for_fast_pext``) and Dr. Who Chess's
+    ``nibble_bits``, which uses it there and shifts and masks (``gather_nibble_bits``)
+    elsewhere: both forms give the Python answer."""
+    rng = np.random.default_rng(1)
+    words = [0, 2**64 - 1, 0x1111111111111111, *rng.integers(0, 2**64 - 1, 300, dtype=np.uint64, endpoint=True).tolist()]
+    for word in words:
+        for bit in range(4):
+            expected = sum(((int(word) >> (4 * j + bit)) & 1) << j for j in range(16))
+            assert tuple(int(v) for v in _nibbles(np.uint64(word), bit)) == (expected, expected)
+    if not compiles_for_fast_pext():
+        pytest.skip("no fast pext on this processor: extract_bits is not compiled here")
+    for word, selector in zip(words, reversed(words)):
+        chosen = [k for k in range(64) if (int(selector) >> k) & 1]
+        expected = sum(((int(word) >> k) & 1) << j for j, k in enumerate(chosen))
+        assert int(_extract(np.uint64(word), np.uint64(selector))) == expected

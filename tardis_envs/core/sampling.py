@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
+from llvmlite.binding import get_host_cpu_name
 from numba.core import cgutils, config, types
 from numba.core.codegen import get_host_cpu_features
 from numba.extending import intrinsic, overload
@@ -124,6 +125,35 @@ def reversed_bytes(typingctx, word):
         return builder.bswap(args[0])
 
     return types.uint64(word), codegen
+
+
+def compiles_for_fast_pext() -> bool:
+    """Whether numba compiles for a processor whose BMI2 ``pext`` (:func:`extract_bits`)
+    takes a cycle or so: BMI2 in the features it gives LLVM (``NUMBA_CPU_FEATURES`` or else
+    the host's), on any processor but AMD's before Zen 3, where ``pext`` is microcode taking
+    hundreds. A kernel picks its code by it at compile time (an ``overload``), and numba's
+    cache keeps machine code per processor."""
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None else get_host_cpu_features()
+    name = config.CPU_NAME if config.CPU_NAME is not None else get_host_cpu_name()
+    slow = name in ("znver1", "znver2") or name.startswith(("bdver", "btver"))
+    return "+bmi2" in str(features).split(",") and not slow
+
+
+@intrinsic
+def extract_bits(typingctx, word, selector):
+    """The bits of the ``uint64`` ``word`` where ``selector`` has a 1, moved down next to one
+    another in their order (BMI2's ``pext``: bit ``k`` of the result is ``word``'s bit at
+    the ``k``-th set bit of ``selector``). Only where :func:`compiles_for_fast_pext`: a
+    processor without BMI2 cannot run it."""
+    if word != types.uint64 or selector != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        pext = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]), "llvm.x86.bmi.pext.64")
+        return builder.call(pext, args)
+
+    return types.uint64(word, selector), codegen
 
 
 @njit

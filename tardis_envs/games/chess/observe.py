@@ -13,10 +13,11 @@ says how each is read). The threat planes hold a value per square and have no pa
 from __future__ import annotations
 
 import numpy as np
+from numba.extending import overload
 
 from ...core.jit import njit
 from ...core.observation import fill, mark, mark_bits, put, put_one
-from ...core.sampling import reversed_bytes
+from ...core.sampling import compiles_for_fast_pext, extract_bits, reversed_bytes
 from .board import (
     ATTACKER_VALUE,
     attackers,
@@ -100,7 +101,7 @@ _NIBBLE_LOW_BITS = np.uint64(0x1111111111111111)
 
 
 @njit
-def _gather_nibble_bits(word):
+def gather_nibble_bits(word):
     """Bit ``4 j`` of ``word`` moved to bit ``j`` (j = 0..15), the other bits dropped."""
     word &= _NIBBLE_LOW_BITS
     word = (word | (word >> np.uint64(3))) & np.uint64(0x0303030303030303)
@@ -109,13 +110,34 @@ def _gather_nibble_bits(word):
     return (word | (word >> np.uint64(24))) & np.uint64(0xFFFF)
 
 
+def nibble_bits(word, bit):  # pragma: no cover - replaced in numba by the overload below
+    """Bit ``bit`` of each of the sixteen 4-bit codes of ``word``, as sixteen bits."""
+    raise NotImplementedError("nibble_bits runs inside numba only")
+
+
+@overload(nibble_bits)
+def _nibble_bits(word, bit):
+    if compiles_for_fast_pext():
+        # one pext instead of nine shifts and masks: the observation's eleven positions
+        # take 16 of these each (one core, in cache: 303 -> 194 ns an observation)
+        def one_instruction(word, bit):
+            return extract_bits(word, _NIBBLE_LOW_BITS << np.uint64(bit))
+
+        return one_instruction
+
+    def shifts_and_masks(word, bit):
+        return gather_nibble_bits(word >> np.uint64(bit))
+
+    return shifts_and_masks
+
+
 @njit
 def _code_bit_squares(state, at, bit):
     """The squares whose piece code (history entry at ``at``) has bit ``bit`` set."""
     squares = np.uint64(0)
     for word in range(4):  # 16 squares' 4-bit codes a word
         codes = np.uint64(state[at + SNAP_CODES + word])
-        squares |= _gather_nibble_bits(codes >> np.uint64(bit)) << np.uint64(16 * word)
+        squares |= nibble_bits(codes, bit) << np.uint64(16 * word)
     return squares
 
 
