@@ -93,7 +93,7 @@ def test_legal_mask_on_sets_of_squares_agrees_with_making_each_move():
     ``tardis.doctor_step_legal_given``, ``tardis.tardis_landings``) against the mailbox tests,
     in every move and follow-up decision of random variant games, each kind of action seen."""
     rng = np.random.default_rng(11)
-    seen = dict.fromkeys(("chess", "doctor", "tardis", "forward", "follow_up", "check", "pinned", "kick", "from_inside"), 0)
+    seen = dict.fromkeys(("chess", "doctor", "tardis", "forward", "follow_up", "check", "pinned", "kick", "from_inside", "flags"), 0)
     mask = np.zeros(layout.NUM_ACTIONS, dtype=np.int8)
     for game_index in range(40):
         state = VARIANT.new_state(2000 + game_index)
@@ -101,15 +101,25 @@ def test_legal_mask_on_sets_of_squares_agrees_with_making_each_move():
             if state[STATUS] != 0:
                 break
             if state[layout.PHASE] != layout.PHASE_EVICT:
-                rules.legal_mask(state, VARIANT.tables, mask)
-                expected = _mailbox_mask(state)
-                assert np.array_equal(mask, expected), (VARIANT.fen(state), np.flatnonzero(mask != expected))
-                if state[layout.PHASE] == layout.PHASE_MOVE:  # the early exit that mate and stalemate use
-                    found = board.legal_chess_actions(state, board.board_sets(state), mask[:0], False, True)
-                    assert (found > 0) == mask[: layout.NUM_CHESS_ACTIONS].any()
                 context = board.legality_context(state)
                 block = layout.blocker_square(state)
                 mover = int(state[CURRENT_PLAYER])
+                rules.legal_mask(state, VARIANT.tables, mask)
+                expected = _mailbox_mask(state)
+                assert np.array_equal(mask, expected), (VARIANT.fen(state), np.flatnonzero(mask != expected))
+                if state[layout.PHASE] == layout.PHASE_MOVE:
+                    # the early exit that mate and stalemate use
+                    found = board.legal_chess_actions(state, board.board_sets(state), mask[:0], False, True)
+                    assert (found > 0) == mask[: layout.NUM_CHESS_ACTIONS].any()
+                    # the move step() plays for each legal chess action, read off the action
+                    moves = np.empty(layout.MAX_MOVES, dtype=np.int64)
+                    generated = {}
+                    for i in range(board.gen_chess_moves(state, moves)):
+                        m = int(moves[i])
+                        generated[board.encode_move(board.move_from(m), board.move_to(m), board.move_promotion(m), mover)] = m
+                    for action in np.flatnonzero(mask[: layout.NUM_CHESS_ACTIONS]):
+                        assert rules.chess_move_of(state, mover, action) == generated[action], (VARIANT.fen(state), action)
+                        seen["flags"] |= 1 << board.move_flag(generated[action])
                 seen["chess"] += int(mask[: layout.NUM_CHESS_ACTIONS].any())
                 seen["doctor"] += int(mask[layout.A_DOCTOR : layout.A_TARDIS].any())
                 seen["tardis"] += int(mask[layout.A_TARDIS : layout.A_TRAVEL].any())
@@ -121,4 +131,7 @@ def test_legal_mask_on_sets_of_squares_agrees_with_making_each_move():
                 seen["from_inside"] += int(block >= 0 and state[layout.PASSENGER] != 0 and (state[layout.PASSENGER] >> 3) == mover)
             legal = VARIANT.legal_actions(state)
             rules.step(state, VARIANT.tables, int(rng.choice(legal)))
+    flags = seen.pop("flags")
     assert min(seen.values()) >= 20, seen
+    # every kind of chess move: normal, double and triple advances, en passant, castling, kick-out
+    assert flags == sum(1 << f for f in range(6)), bin(flags)

@@ -24,9 +24,7 @@ from .board import (
     chess_move_legal_given,
     encode_move,
     eviction_square_ok,
-    gen_castling,
     gen_chess_moves,
-    gen_piece_moves,
     in_check,
     insufficient_material,
     legal_chess_actions,
@@ -58,8 +56,12 @@ from .layout import (
     EP_SQUARE_FAR,
     EVICTED,
     EVICTED_ID,
+    FLAG_CASTLE,
+    FLAG_DOUBLE,
+    FLAG_EN_PASSANT,
     FLAG_KICK,
     FLAG_NORMAL,
+    FLAG_TRIPLE,
     FULLMOVE,
     HALFMOVE,
     HIST_COUNT,
@@ -94,6 +96,7 @@ from .layout import (
     PASSENGER,
     PASSENGER_ENTRY_PLY,
     PASSENGER_ID,
+    PAWN,
     PHASE,
     PHASE_EVICT,
     PHASE_FOLLOW_UP,
@@ -101,6 +104,8 @@ from .layout import (
     PHASE_OVER,
     PIECE_ID,
     PLY,
+    PROMOTION_PIECES,
+    QUEEN,
     REASON,
     REASON_CHECKMATE,
     REASON_FIFTY_MOVES,
@@ -135,6 +140,7 @@ from .layout import (
     ZEROING,
     blocker_square,
     frame,
+    make_move,
     move_flag,
     move_from,
     move_promotion,
@@ -513,6 +519,47 @@ def step_and_mask(state, tables, action, mask):
 
 
 @njit
+def chess_move_of(state, mover, action):
+    """The move word (``make_move``) of a legal chess action of ``mover``, as
+    ``gen_chess_moves`` makes it, read off the action and the board: its promotion (an
+    under-promotion plane, or a queen for a pawn reaching its last rank), and its flag (a
+    king moving two files castles; a move onto the TARDIS square enters it, kicking out the
+    piece inside if there is one; a pawn moving diagonally onto an empty square captures
+    en passant, one moving two or three ranks is a double or triple advance). -1 when no
+    piece of ``mover`` stands on the from-square."""
+    origin, target = action_squares(state, action)
+    if origin < 0:
+        return -1
+    block = blocker_square(state)
+    code = state[PASSENGER] if origin == block else state[BOARD + origin]
+    if code == EMPTY or code == DOCTOR or (code >> 3) != mover:
+        return -1
+    kind = code & 7
+    plane = action % 73
+    promotion = 0
+    if plane >= 64:
+        promotion = PROMOTION_PIECES[(plane - 64) % 3]
+    elif kind == PAWN and (target >> 3) == (7 if mover == WHITE else 0):
+        promotion = QUEEN
+    flag = FLAG_NORMAL
+    if target == block:
+        if state[PASSENGER] != EMPTY:
+            flag = FLAG_KICK
+    elif kind == KING:
+        if abs(target - origin) == 2:
+            flag = FLAG_CASTLE
+    elif kind == PAWN:
+        if (target & 7) != (origin & 7):
+            if state[BOARD + target] == EMPTY:
+                flag = FLAG_EN_PASSANT
+        elif abs(target - origin) == 16:
+            flag = FLAG_DOUBLE
+        elif abs(target - origin) == 24:
+            flag = FLAG_TRIPLE
+    return make_move(origin, target, promotion, flag)
+
+
+@njit
 def _play(state, tables, action, mask):
     """Play ``action``; returns whether ``mask`` (when not empty) holds the legal mask of
     the position reached (see :func:`_check_result`)."""
@@ -542,35 +589,22 @@ def _play(state, tables, action, mask):
         return _tardis_action(state, tables, action, mask)
     _begin_turn_record(state)
     if action < NUM_CHESS_ACTIONS:
-        # only the moves of the piece on the action's from-square can match
-        moves = stack_empty(MAX_MOVES, np.int64)
-        origin, _ = action_squares(state, action)
-        block = blocker_square(state)
-        if origin < 0:
+        m = chess_move_of(state, mover, action)
+        if m < 0:
             return False  # not reached for legal actions
-        code = state[PASSENGER] if origin == block else state[BOARD + origin]
-        if code == EMPTY or code == DOCTOR or (code >> 3) != mover:
-            return False  # not reached for legal actions
-        n = gen_piece_moves(state, mover, origin, code, moves, 0, block)
-        if (code & 7) == KING:
-            n = gen_castling(state, mover, moves, n, block)
-        for i in range(n):
-            m = moves[i]
-            if encode_move(move_from(m), move_to(m), move_promotion(m), mover) == action:
-                frm = move_from(m)
-                piece = state[PASSENGER] if frm == blocker_square(state) else state[BOARD + frm]
-                captured = apply_chess_move(state, m)
-                state[LAST_KIND] = KIND_CHESS
-                state[LAST_FROM] = frm
-                state[LAST_TO] = move_to(m)
-                state[LAST_PIECE] = piece
-                state[LAST_CAPTURED] = captured
-                state[LAST_PROMOTION] = move_promotion(m)
-                if move_flag(m) == FLAG_KICK:
-                    state[PHASE] = PHASE_EVICT
-                    return False
-                return _after_chess_move(state, tables, mask)
-        return False  # not reached for legal actions
+        frm = move_from(m)
+        piece = state[PASSENGER] if frm == blocker_square(state) else state[BOARD + frm]
+        captured = apply_chess_move(state, m)
+        state[LAST_KIND] = KIND_CHESS
+        state[LAST_FROM] = frm
+        state[LAST_TO] = move_to(m)
+        state[LAST_PIECE] = piece
+        state[LAST_CAPTURED] = captured
+        state[LAST_PROMOTION] = move_promotion(m)
+        if move_flag(m) == FLAG_KICK:
+            state[PHASE] = PHASE_EVICT
+            return False
+        return _after_chess_move(state, tables, mask)
     if action < A_TARDIS:
         d = action - A_DOCTOR
         if mover == BLACK:
