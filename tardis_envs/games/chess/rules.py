@@ -154,6 +154,7 @@ from .tardis import (
     backward_travel_legal,
     doctor_ready,
     doctor_step_legal_given,
+    king_safe_without_doctor,
     push_history,
     restore_backward,
     tardis_can_fly,
@@ -277,8 +278,9 @@ def _legal_actions(state, tables, mask, write, stop_at_first):
         return count
     if doctor_ready(state):
         bits = attacker_bits_of(sets, 1 - mover, blocker_square(state))
+        safe_without_him = king_safe_without_doctor(state, bits)
         for d in range(8):
-            if doctor_step_legal_given(state, d, bits):
+            if doctor_step_legal_given(state, d, bits, safe_without_him):
                 count += 1
                 if stop_at_first:
                     return count

@@ -122,10 +122,22 @@ def doctor_move_legal(state, d):
 
 
 @njit
-def doctor_step_legal_given(state, d, bits):
+def king_safe_without_doctor(state, bits):
+    """Is the mover's king safe with Dr. Who off the board (``bits``: the opponent's
+    ``attacker_bits``)? Then every step of his is safe: the square he steps on can only
+    block a line, and a piece he takes attacks no more."""
+    origin = state[DOCTOR_SQ]
+    vacated = np.int64(0) if origin < 0 else np.int64(1) << origin
+    mover = state[CURRENT_PLAYER]
+    return not attacked_after(bits, 1 - mover, state[KING_SQ + mover], vacated, np.int64(0), np.int64(0))
+
+
+@njit
+def doctor_step_legal_given(state, d, bits, safe_without_him):
     """``doctor_move_legal`` from the opponent's ``attacker_bits`` of the position, worked
-    out once for all eight steps: the step is tested on them (his square left, the one he
-    steps on taken, an opponent piece there gone) instead of being made on the board."""
+    out once for all eight steps, and ``king_safe_without_doctor``: the step is tested on
+    them (his square left, the one he steps on taken, an opponent piece there gone) instead
+    of being made on the board, and not at all when the king is safe without him."""
     if not doctor_ready(state):
         return False
     mover = state[CURRENT_PLAYER]
@@ -140,6 +152,8 @@ def doctor_step_legal_given(state, d, bits):
     elif t != blocker_square(state):
         if other != EMPTY and ((other >> 3) == mover or (other & 7) == KING):
             return False  # captures an opponent piece of the mover only, never a king
+    if safe_without_him:
+        return True
     # entering the TARDIS (t is its square) he blocks nothing the TARDIS does not already
     target = np.int64(1) << t
     vacated = np.int64(0) if origin < 0 else np.int64(1) << origin
