@@ -23,6 +23,7 @@ from tardis_envs.core.sampling import (
     lowest_bit,
     nth_legal,
     nth_set_bit,
+    nth_set_bit_by_halves,
     popcount,
     sample_legal,
     tail_bits,
@@ -137,6 +138,8 @@ def _popcount(word):
 
 
 def test_popcount_and_nth_set_bit_against_python():
+    """Both forms of ``nth_set_bit``: the one compiled here (``pdep`` where it is fast) and the
+    binary search."""
     rng = np.random.default_rng(3)
     words = [0, 1, 2**63, 2**64 - 1, 0x5555555555555555] + [int(w) for w in rng.integers(0, 2**63, 300, dtype=np.int64)]
     words += [w | (1 << 63) for w in words[5:50]] + [1 << k for k in range(64)]
@@ -144,6 +147,8 @@ def test_popcount_and_nth_set_bit_against_python():
         positions = [k for k in range(64) if (word >> k) & 1]
         assert _popcount(np.uint64(word)) == len(positions)
         assert [nth_set_bit(np.uint64(word), n) for n in range(len(positions))] == positions
+        # the binary search that processors without a fast pdep run (nth_set_bit's other form)
+        assert [nth_set_bit_by_halves(np.uint64(word), n) for n in range(len(positions))] == positions
 
 
 @pytest.mark.parametrize("num_actions", [1, 11, BLOCK - 1, BLOCK, BLOCK + 1, 256, 421, 4773])
