@@ -91,29 +91,40 @@ def doctor_target(state, d):
 
 
 @njit
-def doctor_move_legal(state, d):
+def doctor_step_square(state, d):
+    """The square Dr. Who's step in absolute direction ``d`` lands on, or -1 when he may not
+    step there whatever the king's safety: not cooled down, off the board, out of the
+    TARDIS only onto an empty square, elsewhere onto an empty square, the TARDIS or an
+    opponent piece of the mover's other than a king."""
     if not doctor_ready(state):
-        return False
-    mover = state[CURRENT_PLAYER]
+        return -1
     t = doctor_target(state, d)
+    if t < 0:
+        return -1
+    other = state[BOARD + t]
+    if state[DOCTOR_SQ] < 0:
+        if other != EMPTY:
+            return -1  # leaves only to an empty square
+    elif t != blocker_square(state):
+        if other != EMPTY and ((other >> 3) == state[CURRENT_PLAYER] or (other & 7) == KING):
+            return -1  # captures an opponent piece of the mover only, never a king
+    return t
+
+
+@njit
+def doctor_move_legal(state, d):
+    t = doctor_step_square(state, d)
     if t < 0:
         return False
     block = blocker_square(state)
-    inside = state[DOCTOR_SQ] < 0
     other = state[BOARD + t]
-    if inside:
-        if other != EMPTY:
-            return False  # leaves only to an empty square
-    elif t != block:
-        if other != EMPTY and ((other >> 3) == mover or (other & 7) == KING):
-            return False  # captures an opponent piece of the mover only, never a king
     # make, test, undo
     origin = state[DOCTOR_SQ]
     if origin >= 0:
         state[BOARD + origin] = EMPTY
     if t != block:
         state[BOARD + t] = DOCTOR
-    safe = not in_check(state, mover)
+    safe = not in_check(state, state[CURRENT_PLAYER])
     if t != block:
         state[BOARD + t] = other
     if origin >= 0:
@@ -138,22 +149,14 @@ def doctor_step_legal_given(state, d, bits, safe_without_him):
     out once for all eight steps, and ``king_safe_without_doctor``: the step is tested on
     them (his square left, the one he steps on taken, an opponent piece there gone) instead
     of being made on the board, and not at all when the king is safe without him."""
-    if not doctor_ready(state):
-        return False
-    mover = state[CURRENT_PLAYER]
-    t = doctor_target(state, d)
+    t = doctor_step_square(state, d)
     if t < 0:
         return False
-    origin = state[DOCTOR_SQ]
-    other = state[BOARD + t]
-    if origin < 0:
-        if other != EMPTY:
-            return False  # leaves only to an empty square
-    elif t != blocker_square(state):
-        if other != EMPTY and ((other >> 3) == mover or (other & 7) == KING):
-            return False  # captures an opponent piece of the mover only, never a king
     if safe_without_him:
         return True
+    mover = state[CURRENT_PLAYER]
+    origin = state[DOCTOR_SQ]
+    other = state[BOARD + t]
     # entering the TARDIS (t is its square) he blocks nothing the TARDIS does not already
     target = np.int64(1) << t
     vacated = np.int64(0) if origin < 0 else np.int64(1) << origin
