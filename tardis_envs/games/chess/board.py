@@ -646,36 +646,19 @@ def encode_move(frm, to, promotion, colour):
     return MOVE_ACTION[f, t]
 
 
-@njit_inline
-def _ray_up(sq, d, occupied):
-    """The squares of direction ``d`` from ``sq`` up to and including the first of
-    ``occupied``, for a direction whose squares come in increasing order (N, NE, E, NW)."""
-    ray = RAY_BITS[sq, d]
-    hits = ray & occupied
-    if hits != 0:
-        ray &= ~RAY_BITS[trailing_zeros(hits), d]
-    return ray
-
-
-@njit_inline
-def _ray_down(sq, d, occupied):
-    """:func:`_ray_up` for a direction whose squares come in decreasing order (SE, S, SW, W)."""
-    ray = RAY_BITS[sq, d]
-    hits = ray & occupied
-    if hits != 0:
-        ray &= ~RAY_BITS[63 - leading_zeros(hits), d]
-    return ray
-
-
 @njit
 def slider_attacks(sq, occupied, kind):
     """Squares a ``kind`` (bishop, rook or queen) on ``sq`` reaches over the blocking
     squares ``occupied``: each line up to and including its first blocking square."""
+    first = 1 if kind == BISHOP else 0
+    step = 1 if kind == QUEEN else 2
     reached = np.int64(0)
-    if kind != BISHOP:  # N, E, S, W
-        reached |= _ray_up(sq, 0, occupied) | _ray_up(sq, 2, occupied) | _ray_down(sq, 4, occupied) | _ray_down(sq, 6, occupied)
-    if kind != ROOK:  # NE, SE, SW, NW
-        reached |= _ray_up(sq, 1, occupied) | _ray_down(sq, 3, occupied) | _ray_down(sq, 5, occupied) | _ray_up(sq, 7, occupied)
+    for d in range(first, 8, step):
+        ray = RAY_BITS[sq, d]
+        nearest = nearest_on_ray(occupied, sq, d)
+        if nearest >= 0:
+            ray &= ~RAY_BITS[nearest, d]
+        reached |= ray
     return reached
 
 

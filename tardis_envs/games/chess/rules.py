@@ -447,7 +447,8 @@ def _end_turn(state, tables, keep_clocks, mask):
 @njit
 def _after_chess_move(state, tables, mask):
     """Offer the optional follow-up (TARDIS move / time travel) or end the turn."""
-    if tables[T_DOCTOR] == 1 and _follow_up_actions(state, board_sets(state), mask[:0], False) > 0:
+    # (the board's sets only when the TARDIS can fly: most chess moves need none)
+    if tables[T_DOCTOR] == 1 and tardis_can_fly(state) and _follow_up_actions(state, board_sets(state), mask[:0], False) > 0:
         state[PHASE] = PHASE_FOLLOW_UP
         return False
     return _end_turn(state, tables, False, mask)
