@@ -105,6 +105,11 @@ def test_named_cards_keep_their_stated_effects():
     doctor = anomalies["The Time of the Doctor"]
     assert doctor.kind == C.AK_INSTANT and doctor.replace
     assert [C.EFFECTS[e.effect] for e in doctor.effects] == ["regenerate", "dismiss_companion", "draw", "gain_sonic"]
+    assert [e.each_doctor for e in doctor.effects] == [False, True, True, True], "the Doctors regenerate; each Doctor must ..."
+    stolen = anomalies["The Stolen Earth"]
+    assert [(C.EFFECTS[e.effect], e.each_doctor) for e in stolen.effects] == [("place_dalek", False)], "ONE marker"
+    invasion = anomalies["The Dalek Invasion of Earth"]
+    assert [e.each_doctor for e in invasion.effects] == [True, True], "every Doctor discards ... and moves"
     dalek = anomalies["Into the Dalek"]
     assert dalek.kind == C.AK_LOCATION and dalek.travel_tax
     assert [(C.EFFECTS[e.effect], e.count) for e in dalek.reward] == [("move_ship", -1), ("move_tardis", 2)]
@@ -156,6 +161,16 @@ def test_every_symbol_appears_in_challenges():
             "anomalies",
             lambda d: d["anomalies"][0].__setitem__("kind", "eternal"),
             r"anomalies.yaml': anomalies\[0\] \(.*\)\.kind: must be one of location, task, instant",
+        ),
+        (
+            "anomalies",
+            lambda d: d["anomalies"][6]["effects"][0].pop("who"),
+            r"anomalies.yaml': anomalies\[6\] \(The Stolen Earth\)\.effects\[0\]\.who: must be one of once, each_doctor, got None",
+        ),
+        (
+            "anomalies",
+            lambda d: d["anomalies"][7]["effects"][0].__setitem__("who", "once"),
+            r"anomalies.yaml': anomalies\[7\] .*\.effects\[0\]\.who: 'lose_sonic' acts on a Doctor's own things: it must be each_doctor",
         ),
         ("earth", lambda d: d["zones"].pop(), r"earth.yaml': zones: Earth has 3 Time Zones, got 2"),
     ],

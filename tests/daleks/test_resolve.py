@@ -2,8 +2,9 @@
 the Dalek turn, win conditions, Time Anomalies and regeneration."""
 
 import numpy as np
+import pytest
 
-from tardis_envs.core.state import REWARDS, STATUS, TERMINATED, TRUNCATED
+from tardis_envs.core.state import REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
 from tardis_envs.games.daleks import anomalies as AN
 from tardis_envs.games.daleks import daleks as DT
 from tardis_envs.games.daleks import layout as L
@@ -304,6 +305,30 @@ def test_the_time_of_the_doctor_regenerates_every_doctor_and_is_replaced():
     assert s[L.OBL_COUNT] == 2 and {int(s[L.OBLIGATIONS + 1]), int(s[L.OBLIGATIONS + 4])} == {L.OB_DISMISS_COMPANION}
     assert s[L.SONIC + 0] >= 1
     assert s[L.COMPANION_PLACE + companion("Amy Pond")] == 0, "Companions stay with their player"
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4])
+def test_the_stolen_earth_places_one_dalek_on_earth_whatever_the_number_of_doctors(num_players):
+    raw = new(num_players=num_players)
+    s = raw.get_state()
+    s[L.ANOMALY_STATE : L.ANOMALY_STATE + 8] = L.AS_DISCARD
+    s[L.ANOMALY_STATE + anomaly("The Stolen Earth")] = L.AS_DECK
+    s[L.ZONE_DALEKS : L.ZONE_DALEKS + 3] = [1, 0, 1]
+    AN.draw_anomalies(s, raw.game.tables, 1)
+    assert s[L.LAST_ANOMALY] == anomaly("The Stolen Earth")
+    assert list(s[L.ZONE_DALEKS : L.ZONE_DALEKS + 3]) == [1, 1, 1], "one marker, in the zone with the fewest"
+    assert s[STATUS] == RUNNING
+
+
+def test_the_dalek_invasion_of_earth_acts_for_every_doctor():
+    raw = new(num_players=3)
+    s = raw.get_state()
+    s[L.ANOMALY_STATE : L.ANOMALY_STATE + 8] = L.AS_DISCARD
+    s[L.ANOMALY_STATE + anomaly("The Dalek Invasion of Earth")] = L.AS_DECK
+    s[L.SONIC : L.SONIC + 3] = 2
+    s[L.TARDIS : L.TARDIS + 3] = [5, 6, 7]
+    AN.draw_anomalies(s, raw.game.tables, 1)
+    assert list(s[L.SONIC : L.SONIC + 3]) == [1, 1, 1] and list(s[L.TARDIS : L.TARDIS + 3]) == [4, 5, 6]
 
 
 def test_destiny_of_the_daleks_imprisons_green_dice_until_freed():

@@ -19,6 +19,7 @@ from .common import (
 from .content import (
     AK_LOCATION,
     AK_TASK,
+    AN_EACH_DOCTOR,
     AN_EFFECTS,
     AN_IMPRISON_COLOUR,
     AN_IMPRISON_COUNT,
@@ -209,15 +210,14 @@ def resolve_anomaly(state, tables, a):
             free = DICE_SUPPLY[colour] - imprisoned(state, tables, colour)
             state[TASK_IMPRISONED + a] = min(tables[base + AN_IMPRISON_COUNT], free)
         return 0
-    # instant: every Doctor takes its effects (a regeneration happens once), then it is discarded
+    # instant: each effect acts once or for each Doctor, as its card says (AN_EACH_DOCTOR); then
+    # the card is discarded
     state[ANOMALY_STATE + a] = AS_DISCARD
     for j in range(MAX_EFFECTS):
         effect = tables[base + AN_EFFECTS + 2 * j]
         count = tables[base + AN_EFFECTS + 2 * j + 1]
-        if effect == E_REGENERATE:
-            regenerate(state, tables)
-            continue
-        for p in range(tables[T_NUM_PLAYERS]):
+        doctors = tables[T_NUM_PLAYERS] if (tables[base + AN_EACH_DOCTOR] >> j) & 1 else 1
+        for p in range(doctors):
             if state[STATUS] != RUNNING:
                 return 0
             apply_outcome(state, tables, p, effect, count, -1, 0)

@@ -103,6 +103,11 @@ def card_list_markdown(content: Content, balance: str | None = None) -> str:
         "Origin: **rulebook** (effect printed in the rulebook), **publisher** (from the publisher's previews),",
         "**designed** (designed for this project from the closed vocabulary of effects).",
         "",
+        "Who an effect acts for: an ability or a Timey-Wimey card acts once, for the Doctor using it. A Reward",
+        "(Earth, Locations, Location Time Anomalies) goes to the Doctor of the adventure and once more to a helper",
+        "who came; a Fail cost is paid by the Doctor and once more by a helper who came (the rulebook's help rules).",
+        "An instant Time Anomaly says per effect: **once** (for the table) or **each Doctor**.",
+        "",
     ]
     out += ["## Doctors", "", "| Doctor | origin | dice | abilities | Linked |", "|---|---|---|---|---|"]
     for d in content.doctors:
@@ -181,7 +186,7 @@ def card_list_markdown(content: Content, balance: str | None = None) -> str:
             )
             what = "; ".join(parts)
         else:
-            what = "every Doctor: " + "; ".join(effect_words(e) for e in a.effects)
+            what = "; ".join(f"{'each Doctor' if e.each_doctor else 'once'}: {effect_words(e)}" for e in a.effects)
             if a.replace:
                 what += "; then draw another Time Anomaly"
         conds = ", ".join(CONDITIONS[b].replace("_", " ") for b in range(3) if (a.conditions >> b) & 1)

@@ -11,7 +11,7 @@ table the kernels read (offsets ``T_*`` and record fields below).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -139,6 +139,13 @@ ANOMALY_KINDS = ("location", "task", "instant")
 AK_LOCATION, AK_TASK, AK_INSTANT = range(3)
 ONGOING = ("none", "extra_ship", "time_breach", "fixed_point", "time_locked")
 PLACES = ("here", "earth")
+# Who an instant Time Anomaly's effect acts for: once for the table (a marker placed, the
+# Doctors' regeneration) or once for each Doctor ("Each Doctor must ..."). Effects that act on
+# a Doctor's own things (Sonic, hand, Companions, TARDIS) only make sense for each Doctor; a
+# regeneration or a Task step happens once whatever the number of Doctors.
+WHO = ("once", "each_doctor")
+EACH_DOCTOR_ONLY = ("gain_sonic", "lose_sonic", "draw", "move_tardis", "discard_cards", "discard_companion", "dismiss_companion")
+ONCE_ONLY = ("regenerate", "free_die", "progress")
 
 # --- table layout ----------------------------------------------------------------
 T_NUM_PLAYERS = 0
@@ -213,7 +220,8 @@ AN_TRIGGER_SYMBOLS = AN_PROGRESS_NEEDED + 1  # bitmask: a success whose challeng
 AN_TRIGGER_EARTH = AN_TRIGGER_SYMBOLS + 1  # 1: a success on Earth advances the task
 AN_ONGOING = AN_TRIGGER_EARTH + 1
 AN_REPLACE = AN_ONGOING + 1  # 1: draw another anomaly after this instant one
-ANOMALY_FIELDS = AN_REPLACE + 1
+AN_EACH_DOCTOR = AN_REPLACE + 1  # bitmask over the instant effects: bit j set: effect j acts for each Doctor, else once
+ANOMALY_FIELDS = AN_EACH_DOCTOR + 1
 TABLE_SIZE = T_ANOMALIES + NUM_ANOMALIES * ANOMALY_FIELDS
 
 
@@ -227,6 +235,7 @@ class Effect:
     mode: int = 0  # reroll
     symbol: int = -1  # change_face
     place: int = 0  # place_dalek: 0 here, 1 earth
+    each_doctor: bool = False  # instant anomaly effects: acts for each Doctor (True) or once (False)
 
 
 @dataclass(frozen=True)
@@ -483,6 +492,27 @@ def _effects(source, where, raw, allowed, low=0) -> tuple[Effect, ...]:
     if not low <= len(raw) <= MAX_EFFECTS:
         raise _fail(source, where, f"must list {low}..{MAX_EFFECTS} effects, got {len(raw)}")
     return tuple(_effect(source, f"{where}[{j}]", e, allowed) for j, e in enumerate(raw))
+
+
+def _instant_effects(source, where, raw) -> tuple[Effect, ...]:
+    """An instant Time Anomaly's effects; each states ``who:`` it acts for (:data:`WHO`)."""
+    allowed = tuple(e for e in OUTCOME_EFFECTS if e != "move_ship")  # a Ship move could chain anomalies
+    raw = _list(source, where, raw, required=True)
+    if not 1 <= len(raw) <= MAX_EFFECTS:
+        raise _fail(source, where, f"must list 1..{MAX_EFFECTS} effects, got {len(raw)}")
+    effects = []
+    for j, e in enumerate(raw):
+        at = f"{where}[{j}]"
+        e = dict(_mapping(source, at, e))
+        who = _choice(source, f"{at}.who", e.pop("who", None), WHO)
+        effect = _effect(source, at, e, allowed)
+        name = EFFECTS[effect.effect]
+        if WHO[who] == "once" and name in EACH_DOCTOR_ONLY:
+            raise _fail(source, f"{at}.who", f"{name!r} acts on a Doctor's own things: it must be each_doctor")
+        if WHO[who] == "each_doctor" and name in ONCE_ONLY:
+            raise _fail(source, f"{at}.who", f"{name!r} happens once for the table: it must be once")
+        effects.append(replace(effect, each_doctor=WHO[who] == "each_doctor"))
+    return tuple(effects)
 
 
 def _abilities(source, where, raw, doctor_names) -> tuple[Ability, ...]:
@@ -764,11 +794,10 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
                 )
             )
         else:
-            instant_ok = tuple(e for e in OUTCOME_EFFECTS if e != "move_ship")  # a Ship move could chain anomalies
             anomalies.append(
                 Anomaly(
                     **common,
-                    effects=_effects(s, f"{at}.effects", a.get("effects"), instant_ok, low=1),
+                    effects=_instant_effects(s, f"{at}.effects", a.get("effects")),
                     replace=bool(a.get("replace", False)),
                 )
             )
@@ -964,4 +993,5 @@ def build_tables(
         t[base + AN_TRIGGER_EARTH] = int(a.trigger_earth)
         t[base + AN_ONGOING] = a.ongoing
         t[base + AN_REPLACE] = int(a.replace)
+        t[base + AN_EACH_DOCTOR] = sum(1 << j for j, e in enumerate(a.effects) if e.each_doctor)
     return t
