@@ -225,3 +225,23 @@ def test_into_the_dalek_taxes_travel_to_other_locations():
     s[L.AT_SLOT + 0] = -1
     put(raw, s)
     assert legal(raw) == {"travel to into the dalek"}, "cannot pay the tax: only the Time Anomaly"
+
+
+def test_into_the_dalek_does_not_tax_moving_between_earth_zones():
+    raw = new()
+    s = raw.get_state()
+    a = [x.name for x in raw.game.content.anomalies].index("Into the Dalek")
+    s[L.ANOMALY_STATE + a] = L.AS_LOCATION
+    s[L.ANOMALY_SLOT + a] = 5
+    s[L.SLOT_KIND + 5] = L.SLOT_ANOMALY
+    s[L.SLOT_ID + 5] = a
+    s[L.STAGE] = L.S_TRAVEL
+    s[L.SONIC + 0] = 1
+    clear_hand(s, 0)
+    s[L.AT_SLOT + 0], s[L.AT_ZONE + 0] = 0, 0
+    put(raw, s)
+    assert "travel to earth present" in legal(raw), "moving between Earth's zones is no move to a Location"
+    assert "roll the tardis die" not in legal(raw), "cannot pay the tax to leave Earth"
+    act(raw, "travel to earth present")
+    s = raw.get_state()
+    assert s[L.OBL_COUNT] == 0 and s[L.SONIC + 0] == 1 and (s[L.AT_SLOT + 0], s[L.AT_ZONE + 0]) == (0, 1)

@@ -9,8 +9,9 @@ two face-down Dilemmas; the Dilemma of the zone the Doctor lands in is flipped. 
 First Doctor may draw a Location instead of rolling, then draws a Timey-Wimey card.
 Ruling: a zone whose Dilemma was solved holds no adventure and cannot be travelled to.
 While Into the Dalek is in play, moving to a Location that is not a Time Anomaly costs
-two Sonic Charge tokens or one Timey-Wimey card (a Doctor who cannot pay stays or goes
-to a Time Anomaly). A Doctor with nowhere to go waits on the console (no adventure).
+two Sonic Charge tokens or one Timey-Wimey card (a Doctor who cannot pay stays, goes
+to a Time Anomaly, or moves between Earth's zones when already on Earth: that is no move
+to a Location and costs nothing). A Doctor with nowhere to go waits on the console (no adventure).
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def travel_mask(state, tables, out):
             continue
         if kind != SLOT_EARTH and kind != SLOT_ANOMALY:
             continue
-        if kind == SLOT_EARTH and not leave:
+        if kind == SLOT_EARTH and slot != here and not leave:  # another Earth zone is no new Location: no tax
             continue
         for z in range(ZONES_PER_SLOT):
             if slot * ZONES_PER_SLOT + z != here_zone and zone_open(state, slot, z):
