@@ -11,7 +11,9 @@ Chance                 the TARDIS die, story dice, every deck (Locations,
 Hidden information     other Doctors' hands, deck contents, face-down Dilemmas
 Rewards                cooperative: a Dalek win gives every Doctor -1; a Doctors'
                        win gives +1 to each Doctor on Gallifrey, 0 to the others
-                       (a solo Doctor: +1 / -1); truncation 0
+                       (a solo Doctor: +1 / -1); truncation 0; an illegal action
+                       (``illegal_action="terminate"``) gives every Doctor -1: the
+                       team shares the outcome
 Content                ``games/daleks/content/*.yaml``; every card listed with its
                        effect and origin in ``docs/games/time_of_the_daleks.md``
 =====================  ==========================================================

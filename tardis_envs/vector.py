@@ -61,7 +61,7 @@ import numpy as np
 from . import env_module
 from .core.batch import WAIT
 from .core.observation import resolve_obs_dtype
-from .core.rng import KEY_MASK, seed_to_key
+from .core.rng import KEY_MASK, check_seed, seed_to_key
 from .core.sampling import first_illegal
 from .core.state import CURRENT_PLAYER, RUNNING, STATUS, VARIANT
 
@@ -113,7 +113,7 @@ class VectorEnv:
         self.masks = np.zeros((n, game.num_actions), dtype=np.int8)
         self.rewards = np.zeros((n, game.num_players), dtype=np.float32)
         self._done = np.zeros((n, 2), dtype=np.bool_)
-        self.seed = seed
+        self.seed = check_seed(seed)  # a bad seed is refused here, not at the first reset()
         self._actions = np.zeros(n, dtype=np.int64)
         self._terminal_obs = None  # step_until_seats' buffers, made on first use
         self._reset_done = False
@@ -155,7 +155,7 @@ class VectorEnv:
     def reset(self, seed: int | None = None):
         """Start all games; returns ``(obs, mask, current_player)``."""
         if seed is not None:
-            self.seed = seed
+            self.seed = check_seed(seed)
         if self.seed is None:
             keys = np.array([seed_to_key(None) for _ in range(self.num_envs)], dtype=np.int64)
         else:

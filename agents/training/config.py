@@ -7,6 +7,7 @@ values are refused with the key's name.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -136,39 +137,7 @@ class TrainConfig:
             raise ValueError(f"{where}: 'bc_teacher' must be an agent spec such as heuristic or heuristic:greedy, got {self.bc_teacher!r}")
         if not isinstance(self.max_minutes, (int, float)) or self.max_minutes < 0:
             raise ValueError(f"{where}: 'max_minutes' must be >= 0, got {self.max_minutes!r}")
-        if not isinstance(self.opponents, dict) or not self.opponents:
-            raise ValueError(f"{where}: 'opponents' must map random/heuristic/snapshot to weights")
-        bad = sorted(
-            k
-            for k in self.opponents
-            if k not in ("random", "heuristic", "snapshot") and not is_search_spec(k) and not k.startswith(("ppo:", "heuristic:"))
-        )
-        if bad:
-            raise ValueError(
-                f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, heuristic:<preset>, snapshot, mcts:<simulations>, "
-                "ismcts:<simulations>, ppo:baseline, ppo:<checkpoint.zip>"
-            )
-        for key in self.opponents:
-            if key == "ppo:baseline":
-                from ..baselines import available
-
-                if self.env_id not in available():
-                    raise ValueError(
-                        f"{where}: opponents: no shipped baseline for {self.env_id!r} (ppo:baseline exists for: {', '.join(available()) or 'none'})"
-                    )
-            elif key.startswith("ppo:") and not Path(key[4:]).is_file():
-                raise ValueError(f"{where}: opponents: checkpoint {key[4:]!r} does not exist")
-        for key in self.opponents:
-            if is_search_spec(key):
-                kind, _, settings = key.partition(":")
-                try:
-                    parse_search_spec(kind, settings)
-                except ValueError as exc:
-                    raise ValueError(f"{where}: opponents: {exc}") from None
-        if any(not isinstance(w, (int, float)) or w < 0 for w in self.opponents.values()) or not any(
-            w > 0 for k, w in self.opponents.items() if k == "random" or k.split(":", 1)[0] == "heuristic"
-        ):
-            raise ValueError(f"{where}: opponents: weights must be >= 0 and random or heuristic must be > 0")
+        check_opponents(self.opponents, self.env_id, where)
         if not isinstance(self.eval_heuristic, str) or self.eval_heuristic.split(":", 1)[0] != "heuristic":
             raise ValueError(f"{where}: 'eval_heuristic' must be heuristic or heuristic:<preset>, got {self.eval_heuristic!r}")
         if self.obs_dtype not in ("compact", "float32", "packed"):
@@ -190,3 +159,44 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def check_opponents(opponents: Any, env_id: str, where: str) -> None:
+    """A ``ValueError`` naming the key unless ``opponents`` maps known opponent kinds to
+    finite weights >= 0, random or a heuristic among them with a weight > 0 (the pool
+    needs an opponent before the first snapshot). Shared by :class:`TrainConfig` and
+    :class:`~agents.training.selfplay.OpponentPool`."""
+    if not isinstance(opponents, dict) or not opponents:
+        raise ValueError(f"{where}: 'opponents' must map random/heuristic/snapshot to weights")
+    bad = sorted(
+        str(k)
+        for k in opponents
+        if not isinstance(k, str)
+        or (k not in ("random", "heuristic", "snapshot") and not is_search_spec(k) and not k.startswith(("ppo:", "heuristic:")))
+    )
+    if bad:
+        raise ValueError(
+            f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, heuristic:<preset>, snapshot, mcts:<simulations>, "
+            "ismcts:<simulations>, ppo:baseline, ppo:<checkpoint.zip>"
+        )
+    for key, weight in opponents.items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"{where}: opponents: the weight of {key!r} must be a finite number >= 0, got {weight!r}")
+    for key in opponents:
+        if key == "ppo:baseline":
+            from ..baselines import available
+
+            if env_id not in available():
+                raise ValueError(
+                    f"{where}: opponents: no shipped baseline for {env_id!r} (ppo:baseline exists for: {', '.join(available()) or 'none'})"
+                )
+        elif key.startswith("ppo:") and not Path(key[4:]).is_file():
+            raise ValueError(f"{where}: opponents: checkpoint {key[4:]!r} does not exist")
+        if is_search_spec(key):
+            kind, _, settings = key.partition(":")
+            try:
+                parse_search_spec(kind, settings)
+            except ValueError as exc:
+                raise ValueError(f"{where}: opponents: {exc}") from None
+    if not any(w > 0 for k, w in opponents.items() if k == "random" or k.split(":", 1)[0] == "heuristic"):
+        raise ValueError(f"{where}: opponents: random or heuristic must have a weight > 0")

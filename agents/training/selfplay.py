@@ -40,6 +40,7 @@ from ..heuristics import HeuristicAgent
 from ..policy_agent import PolicyAgent
 from ..random_agent import RandomAgent
 from ..search_agent import SearchAgent
+from .config import check_opponents
 
 
 class OpponentPool:
@@ -53,6 +54,7 @@ class OpponentPool:
     """
 
     def __init__(self, game, weights: dict[str, float], seed: int = 0, max_snapshots: int = 5):
+        check_opponents(weights, game.spec.env_id, "OpponentPool")  # a typo or a NaN would leave no opponent to draw
         self.game = game
         self.weights = dict(weights)
         self.max_snapshots = max_snapshots

@@ -15,6 +15,8 @@ Illegal actions (``illegal_action`` option):
 
 * ``"terminate"`` (default, the PettingZoo classic convention): the offender
   gets -1, every other seat 0, the game ends, and a warning names the action.
+  In a cooperative game (Time of the Daleks) the team shares the outcome: every
+  seat gets -1, as the OpenSpiel adapter's identical utilities say.
   This is done here rather than by ``TerminateIllegalWrapper`` so that the
   unwrapped env behaves the same and a step costs one observation less.
 * ``"raise"``: ``ValueError`` naming the action, the phase and the legal
@@ -49,6 +51,13 @@ def illegal_message(game: Game, state: np.ndarray, agent: str, action: int, mask
     shown = legal[:most] if most else legal
     words = ", ".join(f"{a} ({game.action_to_string(state, a)})" for a in shown) + (" ..." if len(shown) < len(legal) else "")
     return f"{game.spec.env_id}: illegal action {action} by {agent}{where}; legal actions: {words}"
+
+
+def illegal_ending(game: Game, offenders: int = 1) -> str:
+    """The end of an illegal-action warning: how the game ends and who gets what."""
+    if game.spec.cooperative:
+        return ". The game ends; every seat gets -1 (the team shares the outcome)."
+    return f". The game ends; {'each' if offenders > 1 else 'the'} offender gets -1."
 
 
 def check_env_arguments(env_id: str, render_mode: str | None, illegal_action: str) -> None:
@@ -187,15 +196,14 @@ class TardisAECEnv(AECEnv, EzPickle):
         message = illegal_message(self.game, self._state, agent, action, self._mask, f" in phase {phase!r}")
         if self.illegal_action == "raise":
             raise ValueError(message)
-        warnings.warn(message + ". The game ends; the offender gets -1.", stacklevel=3)
+        warnings.warn(message + illegal_ending(self.game), stacklevel=3)
         self._cumulative_rewards[agent] = 0.0
-        self.terminations = {a: True for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.rewards = {a: 0.0 for a in self.agents}
-        self.rewards[agent] = -1.0
-        self._accumulate_rewards()
         # The kernels see a finished game too (empty masks, batched semantics).
         self.game.end_by_illegal_action(self._state, self.agent_name_mapping[agent])
+        self.terminations = {a: True for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.rewards = {a: float(self._state[REWARDS + self.agent_name_mapping[a]]) for a in self.agents}
+        self._accumulate_rewards()
         self._mask[:] = 0
 
     # --- observations ---------------------------------------------------------------

@@ -228,9 +228,10 @@ class Game:
             raise ValueError(f"{self.spec.env_id}: corrupt state: status {arr[STATUS]} is not one of {sorted(STATUS_NAMES)}")
         if arr[RNG_KEY] < 0 or arr[RNG_COUNTER] < 0:
             raise ValueError(f"{self.spec.env_id}: corrupt state: generator words must be non-negative")
-        if not 0 <= arr[ILLEGAL_BY] <= self.num_players or (arr[ILLEGAL_BY] and arr[STATUS] != TERMINATED):
+        if arr[ILLEGAL_BY] and (not self.illegal_offenders(arr) or arr[STATUS] != TERMINATED):
             raise ValueError(
-                f"{self.spec.env_id}: corrupt state: illegal-action word {arr[ILLEGAL_BY]} (a seat + 1 of a terminated game, or 0)"
+                f"{self.spec.env_id}: corrupt state: illegal-action word {arr[ILLEGAL_BY]} "
+                "(a seat + 1, or minus a bit set of two or more seats, of a terminated game; or 0)"
             )
         if arr[CHANCE_TAPE] != 0:
             raise ValueError(f"{self.spec.env_id}: corrupt state: chance-tape word {arr[CHANCE_TAPE]} must be 0 in a stored state")
@@ -253,24 +254,30 @@ class Game:
         return state
 
     # --- an illegal action ends the game (the envs' "terminate" mode) -----------------
-    def end_by_illegal_action(self, state: np.ndarray, seat: int) -> None:
-        """End the game because ``seat`` played an illegal action: the offender gets -1,
-        every other seat 0 (PettingZoo's convention); the state remembers who, so
-        ``describe`` and ``render`` tell the same story in every game."""
+    def end_by_illegal_action(self, state: np.ndarray, seats: int | list[int]) -> None:
+        """End the game because ``seats`` (one seat, or the seats of a simultaneous step
+        whose choices were illegal) played an illegal action: each offender gets -1,
+        every other seat 0 (PettingZoo's convention); in a cooperative game the team
+        shares the outcome and every seat gets -1. The state remembers who (``ILLEGAL_BY``:
+        the seat + 1, or minus the bit set of several seats), so ``describe`` and
+        ``render`` tell the same story in every game."""
+        offenders = sorted({int(s) for s in np.atleast_1d(seats)})
         state[STATUS] = TERMINATED
-        state[REWARDS : REWARDS + self.num_players] = 0
-        state[REWARDS + seat] = -1
-        state[ILLEGAL_BY] = seat + 1
+        state[REWARDS : REWARDS + self.num_players] = -1 if self.spec.cooperative else 0
+        for seat in offenders:
+            state[REWARDS + seat] = -1
+        state[ILLEGAL_BY] = offenders[0] + 1 if len(offenders) == 1 else -sum(1 << seat for seat in offenders)
         word, over = self.game_over
         state[word] = over
 
     def with_ending(self, state: np.ndarray, out: dict) -> dict:
         """Finish a ``describe()``: after an illegal-action ending there is no winner
-        and ``illegal_action_by`` names the offender (the key exists only then)."""
-        offender = int(state[ILLEGAL_BY]) - 1
-        if offender >= 0:
+        and ``illegal_action_by`` names the offender (several offenders of one
+        simultaneous step: their names joined by ``", "``; the key exists only then)."""
+        offenders = self.illegal_offenders(state)
+        if offenders:
             out["winner"] = None
-            out["illegal_action_by"] = self.agent_names[offender]
+            out["illegal_action_by"] = ", ".join(self.agent_names[seat] for seat in offenders)
             if "reason" in out:
                 out["reason"] = "illegal action"
         return out
@@ -286,6 +293,14 @@ class Game:
         shape = self.observation_shape_of(dtype)
         out = np.zeros(int(np.prod(shape)), dtype=dtype)
         self.kernels.observe(state, self.tables, player, out)
+    def illegal_offenders(self, state: np.ndarray) -> list[int]:
+        """The seats whose illegal actions ended the game (empty unless one did)."""
+        word = int(state[ILLEGAL_BY])
+        if 0 < word <= self.num_players:
+            return [word - 1]
+        seats = [seat for seat in range(self.num_players) if -word >> seat & 1]
+        return seats if word < 0 and len(seats) >= 2 and -word < 1 << self.num_players else []
+
         return out.reshape(shape)
 
     def observation_shape_of(self, dtype) -> tuple[int, ...]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+import numpy as np
 import yaml
 
 
@@ -64,13 +65,18 @@ def validate_options(env_id: str, declared: Mapping[str, Option], given: Mapping
     for key, opt in declared.items():
         value = given.get(key, opt.default)
         bad = False
+        # numpy's scalars (np.int64(5), np.float32(0.5), np.True_) count as the Python
+        # number they hold; a bool is never an int or a float here
+        is_bool = isinstance(value, (bool, np.bool_))
         if opt.kind is int:
-            bad = isinstance(value, bool) or not isinstance(value, int)
+            bad = is_bool or not isinstance(value, (int, np.integer))
+            value = value if bad else int(value)
         elif opt.kind is float:
-            bad = isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            bad = is_bool or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value)
             value = value if bad else float(value)
         elif opt.kind is bool:
-            bad = not isinstance(value, bool)
+            bad = not is_bool
+            value = value if bad else bool(value)
         else:
             bad = not isinstance(value, opt.kind)
         if not bad and opt.choices is not None and value not in opt.choices:

@@ -6,9 +6,10 @@ observation and legal actions are the same whatever the earlier seats chose. A
 Parallel step therefore applies every live agent's action in seat order through the
 same ``step`` kernel the AEC env uses: one rule implementation, two APIs.
 
-Illegal actions follow the AEC env's ``illegal_action`` modes: ``"terminate"`` (the
-offender gets -1, the others 0, the game ends, a warning names it) or ``"raise"``
-(``ValueError`` naming the action and the legal ones; the state is left untouched).
+Illegal actions follow the AEC env's ``illegal_action`` modes: ``"terminate"`` (each
+offender gets -1, the others 0, the game ends, a warning names every illegal choice of
+the step) or ``"raise"`` (``ValueError`` naming each illegal action and the legal ones;
+the state is left untouched).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import ParallelEnv
 
-from .aec import RENDER_MODES, check_env_arguments, illegal_message, observation_space_of, render_state
+from .aec import RENDER_MODES, check_env_arguments, illegal_ending, illegal_message, observation_space_of, render_state
 from .game import Game
 from .rng import seed_to_key
 from .state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
@@ -90,13 +91,16 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
         if missing:
             raise ValueError(f"{self.game.spec.env_id}: step() needs an action for every live agent; missing {missing}")
         masks = {a: self._mask(self.agent_name_mapping[a]) for a in self.agents}
+        offences = {}
         for agent in self.agents:
             try:
                 action = int(actions[agent])
             except (TypeError, ValueError):
                 action = -1
             if not 0 <= action < self.game.num_actions or not masks[agent][action]:
-                return self._illegal(agent, action, masks[agent])
+                offences[agent] = action
+        if offences:
+            return self._illegal(offences, masks)
         state = self._state
         for agent in sorted(self.agents, key=self.agent_name_mapping.__getitem__):
             if state[STATUS] != RUNNING:
@@ -114,13 +118,16 @@ class TardisParallelEnv(ParallelEnv, EzPickle):
             self.render()
         return observations, rewards, terminations, truncations, infos
 
-    def _illegal(self, agent: str, action: int, mask: np.ndarray):
-        message = illegal_message(self.game, self._state, agent, action, mask, most=20)
+    def _illegal(self, offences: dict[str, int], masks: dict[str, np.ndarray]):
+        """Every illegal choice of the step is named; each offender gets -1."""
+        message = "; ".join(
+            illegal_message(self.game, self._state, agent, action, masks[agent], most=20) for agent, action in offences.items()
+        )
         if self.illegal_action == "raise":
             raise ValueError(message)
-        warnings.warn(message + ". The game ends; the offender gets -1.", stacklevel=3)
-        self.game.end_by_illegal_action(self._state, self.agent_name_mapping[agent])
-        rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
+        warnings.warn(message + illegal_ending(self.game, len(offences)), stacklevel=3)
+        self.game.end_by_illegal_action(self._state, [self.agent_name_mapping[agent] for agent in offences])
+        rewards = {a: float(self._state[REWARDS + self.agent_name_mapping[a]]) for a in self.agents}
         observations = {a: self._observe(a) for a in self.agents}
         done = {a: True for a in self.agents}
         infos: dict[str, dict] = {a: {} for a in self.agents}

@@ -123,10 +123,14 @@ def text_grid(cells: list[list[list[str]]], width: int) -> list[str]:
     return lines
 
 
-def ending_line(info: dict, line: str) -> str:
+def ending_line(info: dict, line: str, team: bool = False) -> str:
     """The last line of a finished game's text: ``line`` (the game's own words for its
-    result), or the same sentence in every game when an illegal action ended it."""
+    result), or the same sentence in every game when an illegal action ended it (``team``:
+    a cooperative game, whose seats share the -1)."""
     offender = info.get("illegal_action_by")
-    if offender:
-        return f"Game over: illegal action by {offender} ({offender} -1, the others 0)"
-    return line
+    if not offender:
+        return line
+    if team:
+        return f"Game over: illegal action by {offender} (every seat -1: the team shares the outcome)"
+    each = " each" if ", " in offender else ""
+    return f"Game over: illegal action by {offender} ({offender} -1{each}, the others 0)"

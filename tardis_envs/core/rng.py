@@ -27,6 +27,8 @@ in every stored state, so the sampled path costs one load and one branch.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .jit import njit, njit_inline, stack_empty
@@ -211,14 +213,20 @@ def rng_new_key(state, at):
     return np.int64(rng_next(state, at) >> _S1)
 
 
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as a Python int (numpy integers accepted), or None; a ``ValueError``
+    for anything else (bools, floats, negatives)."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+    return int(seed)
+
+
 def seed_to_key(seed: int | None) -> int:
     """Turn a user seed into a generator key (fresh entropy when ``seed`` is None).
 
     ``SeedSequence`` spreads nearby seeds (0, 1, 2, ...) over unrelated keys.
     """
-    if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-        seed = int(seed)
-    words = np.random.SeedSequence(seed).generate_state(2, np.uint64)
+    words = np.random.SeedSequence(check_seed(seed)).generate_state(2, np.uint64)
     return int(words[0]) & KEY_MASK

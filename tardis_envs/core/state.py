@@ -15,7 +15,9 @@ API and the agents read them without knowing the game:
                         ``set_state`` refuses a state of another variant
                         (another board, player count, combat mode ...)
 ``ILLEGAL_BY``          seat + 1 of the agent whose illegal action ended the
-                        game (``illegal_action="terminate"``), 0 otherwise:
+                        game (``illegal_action="terminate"``; minus the bit set
+                        of the seats when several choices of one simultaneous
+                        step were illegal), 0 otherwise:
                         every game's ``describe()`` then reports no winner and
                         ``illegal_action_by``, and its render says so
 ======================  =====================================================

@@ -139,6 +139,7 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
     if adv:
         canvas.text(370, 16, ("CHALLENGE " + " ".join(SYMBOL_LETTER[s] for s in adv["challenge"]))[:40], TEXT)
         for j, die in enumerate(adv["dice"]):
+                team=game.spec.cooperative,
             x = 16 + j * 38
             canvas.rect(390, x, 24, 24, DIE_COLOR[die["colour"]])
             canvas.frame(390, x, 24, 24, (250, 250, 250) if die["chosen"] else (120, 120, 120), 1)

@@ -1,0 +1,90 @@
+"""Bad input refused at once with one line naming what is wrong, and the envs' answers
+to illegal actions where a game is cooperative or simultaneous."""
+
+import numpy as np
+import pytest
+
+import tardis_envs
+from tardis_envs import gallifrey_duel_v1, vector
+
+
+def test_vector_make_checks_its_seed_at_once():
+    for seed in (True, -1, 1.5, "7"):
+        with pytest.raises(ValueError, match="seed must be a non-negative int or None, got"):
+            vector.make("tardis_run_v0", 2, seed=seed)
+    vec = vector.make("tardis_run_v0", 2, seed=np.int64(3))
+    assert vec.seed == 3 and type(vec.seed) is int
+    with pytest.raises(ValueError, match="seed must be a non-negative int or None, got True"):
+        vec.reset(seed=True)
+
+
+def test_options_take_numpy_numbers_and_refuse_bools():
+    env = tardis_envs.make("tardis_run_v0", max_turns=np.int64(5))
+    assert env.unwrapped.game.options["max_turns"] == 5 and type(env.unwrapped.game.options["max_turns"]) is int
+    duel = tardis_envs.make("gallifrey_duel_v1", forced_draw_p=np.float32(0.5), max_exchanges=np.int32(9))
+    assert duel.unwrapped.game.options["forced_draw_p"] == 0.5
+    for bad in (True, np.True_):
+        with pytest.raises(ValueError, match=r"option 'max_turns' got (np\.)?True_?; expected a int"):
+            tardis_envs.make("tardis_run_v0", max_turns=bad)
+    keys = tardis_envs.make("keys_to_the_tardis_v0", reveal_tiles=np.True_)
+    assert keys.unwrapped.game.options["reveal_tiles"] is True
+
+
+def test_illegal_action_in_the_cooperative_game_costs_the_whole_team():
+    env = tardis_envs.make("time_of_the_daleks_v1", num_players=3)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="every seat gets -1"):
+        env.step(illegal)
+    assert env._cumulative_rewards == {agent: -1.0 for agent in env.possible_agents}
+    raw = env.unwrapped
+    assert raw.describe()["illegal_action_by"] == offender
+    assert f"illegal action by {offender} (every seat -1: the team shares the outcome)" in raw.game.render_ansi(raw.get_state())
+    raw.set_state(raw.get_state())
+    assert raw.describe()["illegal_action_by"] == offender
+
+
+def test_parallel_step_with_two_illegal_actions_blames_both():
+    par = gallifrey_duel_v1.parallel_env(illegal_action="raise")
+    obs, _ = par.reset(seed=1)
+    illegal = {agent: int(np.flatnonzero(obs[agent]["action_mask"] == 0)[0]) for agent in par.agents}
+    with pytest.raises(ValueError, match=f"illegal action {illegal['first']} by first.*illegal action {illegal['second']} by second"):
+        par.step(illegal)
+    par = gallifrey_duel_v1.parallel_env()
+    par.reset(seed=1)
+    with pytest.warns(UserWarning, match="by first.*by second.*each offender gets -1"):
+        _, rewards, terms, _, _ = par.step(illegal)
+    assert rewards == {"first": -1.0, "second": -1.0} and all(terms.values())
+    words = par.describe()
+    assert words["illegal_action_by"] == "first, second" and words["winner"] is None
+    assert "illegal action by first, second (first, second -1 each, the others 0)" in par.game.render_ansi(par.get_state())
+    par.set_state(par.get_state())  # the stored state keeps both offenders
+    assert par.describe()["illegal_action_by"] == "first, second"
+    state = par.get_state()
+    state[tardis_envs.core.state.ILLEGAL_BY] = -1  # one seat's bit alone is not a valid set of several
+    with pytest.raises(ValueError, match="illegal-action word -1"):
+        par.set_state(state)
+
+
+@pytest.mark.parametrize(
+    "weights, message",
+    [
+        ({"random": float("nan")}, "the weight of 'random' must be a finite number >= 0, got nan"),
+        ({"random": 1.0, "heuristic": float("inf")}, "the weight of 'heuristic' must be a finite number >= 0, got inf"),
+        ({"random": True}, "the weight of 'random' must be a finite number >= 0, got True"),
+        ({"randon": 1.0}, "unknown kind 'randon'"),
+        ({}, "'opponents' must map"),
+        ({"snapshot": 1.0}, "random or heuristic must have a weight > 0"),
+    ],
+)
+def test_opponent_weights_are_checked_in_config_and_pool(weights, message):
+    pytest.importorskip("stable_baselines3")
+    from agents.training.config import TrainConfig
+    from agents.training.selfplay import OpponentPool
+
+    with pytest.raises(ValueError, match=f"train config: opponents: {message}|train config: {message}"):
+        TrainConfig.from_dict({"opponents": weights})
+    game = tardis_envs.env_module("tardis_run_v0").Game()
+    with pytest.raises(ValueError, match=f"OpponentPool: opponents: {message}|OpponentPool: {message}"):
+        OpponentPool(game, weights)
