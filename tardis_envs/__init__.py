@@ -6,7 +6,9 @@
 ('tardis_run_v0', 'keys_to_the_tardis_v0', 'timelord_chess_v1', 'gallifrey_duel_v1', 'time_of_the_daleks_v1')
 
 Every game is also registered with PettingZoo's own registry when the installed
-PettingZoo has one: ``pettingzoo.make("aec", "tardis_envs/tardis_run_v0")``.
+PettingZoo has one: ``pettingzoo.make("aec", "tardis_envs/tardis_run_v0")``, and the
+duel's Parallel API as ``pettingzoo.make("parallel", "tardis_envs/gallifrey_duel_v1")``;
+a retired id there is refused with the name of its successor.
 """
 
 from __future__ import annotations
@@ -74,14 +76,31 @@ def make(env_id: str, config: str | Path | None = None, **kwargs: Any):
     return env_module(env_id).env(**options)
 
 
+# Games whose seats act at the same moment also offer PettingZoo's Parallel API
+# (``parallel_env``); listed here so that registering them imports no game.
+_PARALLEL_ENV_IDS = ("gallifrey_duel_v1",)
+
+
+def _retired(env_id: str):
+    """The registry's entry point of a retired id: refuses, naming the successor."""
+
+    def make_retired(**kwargs: Any):
+        raise ValueError(_unknown(env_id))
+
+    return make_retired
+
+
 def _register_with_pettingzoo() -> None:
     try:
         from pettingzoo import register
     except ImportError:  # older PettingZoo without a registry
         return
-    for env_id, module in _MODULES.items():
+    entries = [("aec", env_id, f"{module}:env") for env_id, module in _MODULES.items()]
+    entries += [("parallel", env_id, f"{_MODULES[env_id]}:parallel_env") for env_id in _PARALLEL_ENV_IDS]
+    entries += [(api, env_id, _retired(env_id)) for env_id in RETIRED_ENV_IDS for api in ("aec", "parallel")]
+    for api, env_id, entry_point in entries:
         try:
-            register("aec", f"tardis_envs/{env_id}", entry_point=f"{module}:env")
+            register(api, f"tardis_envs/{env_id}", entry_point=entry_point)
         except Exception:  # already registered (module reloaded)
             pass
 

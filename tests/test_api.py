@@ -54,6 +54,22 @@ def test_pettingzoo_registry(env_id):
     assert env.unwrapped.game.spec.env_id == env_id
 
 
+def test_pettingzoo_registry_has_the_parallel_api_and_the_retired_ids():
+    pettingzoo = pytest.importorskip("pettingzoo")
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip("installed PettingZoo has no registry")
+    with_parallel = [env_id for env_id in tardis_envs.ENV_IDS if hasattr(tardis_envs.env_module(env_id), "parallel_env")]
+    assert with_parallel == list(tardis_envs._PARALLEL_ENV_IDS)
+    for env_id in with_parallel:
+        par = pettingzoo.make("parallel", f"tardis_envs/{env_id}")
+        observations, _ = par.reset(seed=0)
+        assert set(observations) == set(par.possible_agents)
+    for retired, (successor, _) in tardis_envs.RETIRED_ENV_IDS.items():
+        for api in ("aec", "parallel"):
+            with pytest.raises(ValueError, match=f"'{retired}' was replaced by '{successor}'"):
+                pettingzoo.make(api, f"tardis_envs/{retired}")
+
+
 def test_api_test(env_id):
     api_test(tardis_envs.make(env_id), num_cycles=300)
 
