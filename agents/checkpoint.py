@@ -23,6 +23,56 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be used (unreadable, or for another game)."""
 
 
+def model_meta(game, num_timesteps: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The metadata every checkpoint carries: the game it plays (env id, version, rule options,
+    observation shape, action count), the learner steps, the package version and the time."""
+    import time
+
+    import tardis_envs
+
+    return {
+        "env_id": game.spec.env_id,
+        "env_version": game.spec.version,
+        "options": game.options,
+        "observation_shape": list(game.observation_shape),
+        "num_actions": game.num_actions,
+        "num_timesteps": int(num_timesteps),
+        "package_version": tardis_envs.__version__,
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        **(extra or {}),
+    }
+
+
+def save_model(model, path: str | Path, game, **extra: Any) -> Path:
+    """Save a MaskablePPO ``model`` trained from Python (for example on
+    :class:`~agents.training.selfplay.SelfPlayVecEnv`) with the metadata ``ppo:<path>`` needs,
+    so that it joins ``tardis-envs eval`` and ``play`` like a checkpoint of ``tardis-envs train``.
+
+    ``game`` is the env's ``Game`` the model was trained on (``tardis_envs.make(env_id,
+    **options).unwrapped.game``): its env id, version and rule options are recorded and checked
+    when the checkpoint is loaded. ``extra`` keyword arguments go into the metadata as well
+    (e.g. ``seed=0``). ``path`` gets ``.zip`` if it has no suffix; returns the file written.
+    Raises ``ValueError`` when the model's observation or action space does not fit ``game``.
+
+    >>> from agents.checkpoint import save_model
+    >>> save_model(model, "my_policy.zip", env.unwrapped.game, seed=0)   # doctest: +SKIP
+    >>> # tardis-envs eval tardis_run_v0 --agents ppo:my_policy.zip,heuristic
+    """
+    path = Path(path)
+    if not path.suffix:
+        path = path.with_suffix(".zip")
+    shape = tuple(getattr(model.observation_space, "shape", ()) or ())
+    if shape != tuple(game.observation_shape):
+        raise ValueError(f"save_model: the model observes shape {shape}, {game.spec.env_id} gives {tuple(game.observation_shape)}")
+    actions = getattr(model.action_space, "n", None)
+    if actions != game.num_actions:
+        raise ValueError(f"save_model: the model has {actions} actions, {game.spec.env_id} has {game.num_actions}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(str(path))
+    write_meta(path, model_meta(game, model.num_timesteps, extra))
+    return path
+
+
 def write_meta(path: str | Path, meta: dict[str, Any]) -> None:
     with zipfile.ZipFile(path, "a") as archive:
         archive.writestr(META_NAME, json.dumps(meta, indent=2, sort_keys=True))

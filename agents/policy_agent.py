@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from tardis_envs.core.state import CURRENT_PLAYER
 
 from .base import Agent
-from .checkpoint import load_model, observation_view
+from .checkpoint import CheckpointError, load_model, observation_view, read_meta
 
 
 class PolicyAgent(Agent):
@@ -34,7 +36,24 @@ class PolicyAgent(Agent):
 
     @classmethod
     def from_checkpoint(cls, path, game, seed: int | None = None, deterministic: bool = True) -> "PolicyAgent":
-        model, meta = load_model(path, game)
+        try:
+            model, meta = load_model(path, game)
+        except CheckpointError as exc:
+            from .baselines import folder as baselines_folder
+
+            if Path(path).resolve().parent != baselines_folder().resolve():
+                raise
+            # a shipped baseline: name it as the user did (ppo:baseline), with the rules it needs
+            trained = read_meta(path).get("options") or {}
+            needs = "; ".join(
+                f"{k}={v!r}: {option.doc}"
+                for k, v in trained.items()
+                if (option := game.spec.options.get(k)) is not None and not option.observation_only and game.options.get(k) != v
+            )
+            reason = str(exc).replace(f"checkpoint {str(path)!r}", "it")
+            raise CheckpointError(
+                f"ppo:baseline of {game.spec.env_id} cannot play this game ({reason})" + (f"; it needs {needs}" if needs else "")
+            ) from None
         agent = cls(game, seed=seed, policy=model.policy, deterministic=deterministic)
         agent.meta = meta
         view = observation_view(meta, game)

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import ENV_IDS, __version__, check_env_id, env_module
 from .core.options import load_config
+from .outputs import check_writable, unused_path, write_with_fallback
 
 DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
 
@@ -58,27 +59,111 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_output_paths(args: argparse.Namespace) -> None:
+def check_seed(seed: int | None) -> None:
+    """Refuse a negative ``--seed`` (numpy's generators take seeds >= 0) before any work."""
+    if seed is not None and seed < 0:
+        raise ValueError(f"--seed must be an integer >= 0, got {seed}")
+
+
+EVAL_FILES = ("results.json", "results.md", "match.csv", "team.csv", "matrix.csv", "ratings.csv", "heatmap.png")
+"""The files ``eval`` writes in its output folder (``--overwrite`` replaces these, nothing else)."""
+
+PROGRESS_SECONDS = 10.0  # a long eval prints its progress at most this often
+
+
+def _check_output_paths(args: argparse.Namespace) -> Path:
     """Refuse unusable --json / --out paths before any game is played (results are never lost
-    to a bad path after a long run)."""
-    if getattr(args, "json", None):
-        path = Path(args.json)
-        if path.is_dir():
-            raise ValueError(f"--json {args.json!r} is a folder; give a file name, e.g. {str(path / 'results.json')!r}")
-        if not path.parent.exists():
-            raise ValueError(f"--json {args.json!r}: the folder {str(path.parent)!r} does not exist")
-    if getattr(args, "out", None) and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise ValueError(f"--out {args.out!r} is a file; give a folder")
+    to a bad path after a long run); returns the folder this eval saves its results in: ``--out``,
+    else a new timestamped folder ``runs/eval/<env_id>/<YYYYmmdd-HHMMSS>``."""
+    import time
+
+    if args.json:
+        check_writable(args.json, "--json")
+        if Path(args.json).exists() and not args.overwrite:
+            raise ValueError(f"--json {args.json!r} already exists; use --overwrite to replace it, or another file name")
+    if args.out:
+        out = check_writable(args.out, "--out", kind="folder")
+        ours = [p for p in out.iterdir() if p.name in EVAL_FILES] if out.is_dir() else []
+        if ours and not args.overwrite:
+            raise ValueError(
+                f"--out {args.out!r} already holds results ({ours[0].name}); use --overwrite to replace them, or another folder"
+            )
+        return out
+    out = unused_path(Path("runs") / "eval" / args.env_id / time.strftime("%Y%m%d-%H%M%S"))
+    return check_writable(out, "--out (default runs/eval/<env_id>/<time>)", kind="folder")
+
+
+def _save_eval(args: argparse.Namespace, out: Path, payload: dict, texts: dict[str, str]) -> None:
+    """Write ``texts`` (file name -> contents) and ``results.json`` in ``out``, and the JSON to
+    ``--json``; a file that cannot be written goes to the working directory (write_with_fallback)."""
+    if args.overwrite:
+        for name in EVAL_FILES:  # results of an earlier eval here that this one would not replace
+            if name not in texts and name != "results.json" and (out / name).is_file():
+                (out / name).unlink()
+    data = json.dumps(payload, indent=2)
+    saved = [write_with_fallback(out / name, lambda p, text=text: p.write_text(text)) for name, text in texts.items()]
+    saved.append(write_with_fallback(out / "results.json", lambda p: p.write_text(data)))
+    if args.json:
+        saved.append(write_with_fallback(Path(args.json), lambda p: p.write_text(data)))
+    print("saved: " + ", ".join(str(p) for p in saved), flush=True)
+
+
+def _progress(what: str):
+    """A progress callback for ``play_match``: games done, rate and time left, at most every
+    PROGRESS_SECONDS (and at the end)."""
+    import time
+
+    started = time.perf_counter()
+    shown = [started]
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if done < total and now - shown[0] < PROGRESS_SECONDS:
+            return
+        shown[0] = now
+        rate = done / max(now - started, 1e-9)
+        left = f", about {(total - done) / rate / 60:.1f} min left" if done < total else ""
+        print(f"  ... {what}{done:,}/{total:,} games ({rate:,.0f} games/s{left})", flush=True)
+
+    return progress
+
+
+def _agent_label(name: str) -> str:
+    """``ppo:runs/x/checkpoints/best.zip`` -> ``ppo:x/best`` (and the same for ``rllib:`` folders)."""
+    kind, _, where = name.partition(":")
+    if kind not in ("ppo", "rllib") or name == "ppo:baseline" or not where:
+        return name
+    path = Path(where.rstrip("/"))
+    return f"{kind}:{path.parent.parent.name}/{path.stem}"
+
+
+def _note_other_rules(game: Any, agents: list, names: list[str]) -> None:
+    """A learned agent playing under other rule options than it was trained on (a 2-player
+    Keys baseline at a 3-4 player table) plays all the same: say so."""
+    from agents.checkpoint import option_differences
+
+    for agent, name in zip(agents, names):
+        meta = getattr(agent, "meta", None)
+        if meta is None:
+            continue
+        differing = option_differences(meta.get("options") or {}, game.options, rules_only=True, spec=game.spec)
+        if differing:
+            print(f"note: {name} was trained under other rule options ({differing}); it plays this game all the same", flush=True)
+
+
+def _records_by_seat(result: Any, agent: int) -> dict:
+    return {seat: result.record(agent, s) for s, seat in enumerate(result.seat_names)}
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from agents import make_agent
-    from agents.tournament import format_table, play_match
+    from agents.tournament import MatchInterrupted, format_table, play_match
 
     from .bench import aec_steps_per_second, batched_steps_per_second
 
     check_env_id(args.env_id)
-    _check_output_paths(args)
+    check_seed(args.seed)
+    out = _check_output_paths(args)
     config = _config(args.env_id, args.config)
     settings = {**DEFAULT_EVAL, **(config.get("eval") or {})}
     unknown = sorted(set(settings) - set(DEFAULT_EVAL))
@@ -87,6 +172,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.agents.split(",")] if args.agents else list(settings["agents"])
     games = args.games if args.games is not None else int(settings["games"])
     seed = args.seed if args.seed is not None else int(settings["seed"])
+    check_seed(seed)
     if games < 2:
         raise ValueError(f"--games must be at least 2, got {games}")
     options = dict(config["options"])
@@ -95,25 +181,56 @@ def cmd_eval(args: argparse.Namespace) -> int:
     game = env_module(args.env_id).Game(**options)
     players = game.num_players
     if game.spec.cooperative:
-        return _team_eval(args, names, games, seed, options, game)
+        return _team_eval(args, out, names, games, seed, options, game)
+    if args.partner is not None:
+        raise ValueError(
+            f"--partner names the team-mates of a cooperative game; {args.env_id} is competitive: name every agent in --agents"
+        )
+    if len(names) < 2:
+        raise ValueError(
+            f"eval of {args.env_id} needs at least 2 agents (comma-separated --agents, e.g. heuristic,random); got {len(names)}: {names}"
+        )
     if len(names) > 2:
-        return _round_robin(args, names, games, seed, options, game)
-    if len(names) == 2 and players > 2:
+        return _round_robin(args, out, names, games, seed, options, game)
+    if players > 2:
         # one seat for the first agent, the others for copies of the second
         names = [names[0]] + [f"{names[1]}#{k}" if k > 1 else names[1] for k in range(1, players)]
-    if len(names) != players:
-        raise ValueError(f"eval needs 2 or {players} agents for {players} players; got {len(names)}: {names}")
     if games % players:
         raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
     agents = [make_agent(name.split("#")[0], game, seed=seed + k) for k, name in enumerate(names)]
+    labels = [_agent_label(name) for name in names]
     share = f"; a fair share is {100 / players:.1f}%" if players > 2 else ""
-    print(f"{args.env_id}: {' vs '.join(names)}, {players} players, {games} games, seats rotated evenly, seed {seed}{share}", flush=True)
-
-    def progress(done: int, total: int) -> None:
-        print(f"  ... {done}/{total} games", flush=True)
-
-    result = play_match(args.env_id, agents, names, games, seed=seed, options=options, progress=progress)
-    print(format_table(result))
+    print(f"{args.env_id}: {' vs '.join(labels)}, {players} players, {games:,} games, seats rotated evenly, seed {seed}{share}", flush=True)
+    _note_other_rules(game, agents, names)
+    try:
+        result = play_match(args.env_id, agents, labels, games, seed=seed, options=options, progress=_progress(""))
+    except MatchInterrupted as stop:
+        result = stop.result
+    table = format_table(result)
+    print(table)
+    rows = ["agent,seat,games,wins,draws,losses,win_rate,ci_low,ci_high"]
+    for k, label in enumerate(labels):
+        for seat, rec in [("all", result.record(k)), *_records_by_seat(result, k).items()]:
+            rows.append(
+                f"{label},{seat},{rec['games']},{rec['wins']},{rec['draws']},{rec['losses']},"
+                f"{rec['win_rate']:.4f},{rec['ci_low']:.4f},{rec['ci_high']:.4f}"
+            )
+    payload = {
+        "kind": "match",
+        "env_id": args.env_id,
+        "agents": names,
+        "games": games,
+        "games_played": result.num_games,
+        "partial": result.partial,
+        "seed": seed,
+        "options": options,
+        "records": {n: result.record(k) for k, n in enumerate(names)},
+        "records_by_seat": {n: _records_by_seat(result, k) for k, n in enumerate(names)},
+    }
+    _save_eval(args, out, payload, {"match.csv": "\n".join(rows) + "\n", "results.md": "```\n" + table + "\n```\n"})
+    if result.partial:
+        print(f"interrupted: the {result.num_games:,} finished games are saved, marked partial", file=sys.stderr)
+        return 130
     if not args.no_throughput:
         aec = aec_steps_per_second(args.env_id, seconds=1.5, **options)
         batched = batched_steps_per_second(args.env_id, num_envs=1024, seconds=1.5, **options)
@@ -122,109 +239,124 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"batched {batched['median']:,.0f} steps/s (tardis_envs.vector, {batched['num_envs']} games, "
             f"{batched['threads']} threads)"
         )
-    if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                {
-                    "env_id": args.env_id,
-                    "agents": names,
-                    "games": games,
-                    "seed": seed,
-                    "records": {n: result.record(k) for k, n in enumerate(names)},
-                },
-                indent=2,
-            )
-        )
     return 0
 
 
-def _team_eval(args, names, games, seed, options, game) -> int:
+def _team_eval(args, out, names, games, seed, options, game) -> int:
     """A cooperative game: each agent's team win rate with the partner agent in the other seats."""
     from agents import make_agent
-    from agents.tournament import format_team_table, team_match
+    from agents.tournament import MatchInterrupted, format_team_table, team_match
 
     players = game.num_players
-    partner_name = args.partner
+    partner_name = args.partner or "heuristic"
     if games % players:
         raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
     partner = make_agent(partner_name, game, seed=seed + 99)
+    labels = {name: _agent_label(name) for name in names}
     print(
-        f"{args.env_id}: team win rate of {', '.join(names)} in one seat, {partner_name} in the other "
-        f"{players - 1} seat(s); {games} games each, {players} players, seats rotated evenly, seed {seed}",
+        f"{args.env_id}: team win rate of {', '.join(labels.values())} in one seat, {partner_name} in the other "
+        f"{players - 1} seat(s); {games:,} games each, {players} players, seats rotated evenly, seed {seed}",
         flush=True,
     )
     results = {}
+    partial = False
     for k, name in enumerate(names):
         agent = make_agent(name, game, seed=seed + k)
-        results[name] = team_match(args.env_id, agent, partner, (name, partner_name), games, seed=seed, options=options)
-        rec = results[name].team_record(0)
-        print(f"  {name}: {rec['wins']}/{rec['games']} team wins", flush=True)
-    print(format_team_table(results, partner_name))
-    records = {n: r.team_record(0) for n, r in results.items()}
-    if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                {
-                    "env_id": args.env_id,
-                    "agents": names,
-                    "partner": partner_name,
-                    "games": games,
-                    "seed": seed,
-                    "options": options,
-                    "team_records": records,
-                },
-                indent=2,
+        _note_other_rules(game, [agent], [name])
+        try:
+            results[name] = team_match(
+                args.env_id,
+                agent,
+                partner,
+                (labels[name], partner_name),
+                games,
+                seed=seed,
+                options=options,
+                progress=_progress(f"{labels[name]}: "),
             )
-        )
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        rows = ["agent,partner,games,team_wins,truncated,losses,win_rate,ci_low,ci_high"]
-        rows += [
-            f"{n},{partner_name},{r['games']},{r['wins']},{r['draws']},{r['losses']},{r['win_rate']:.4f},{r['ci_low']:.4f},{r['ci_high']:.4f}"
-            for n, r in records.items()
-        ]
-        (out / "team.csv").write_text("\n".join(rows) + "\n")
-        (out / "results.md").write_text("```\n" + format_team_table(results, partner_name) + "\n```\n")
-        print(f"saved: {out / 'team.csv'}, {out / 'results.md'}")
+        except MatchInterrupted as stop:
+            results[name], partial = stop.result, True
+        rec = results[name].team_record(0)
+        print(f"  {labels[name]}: {rec['wins']}/{rec['games']} team wins", flush=True)
+        if partial:
+            break
+    table = format_team_table({labels[n]: r for n, r in results.items()}, partner_name)
+    print(table)
+    records = {n: r.team_record(0) for n, r in results.items()}
+    rows = ["agent,partner,games,team_wins,truncated,losses,win_rate,ci_low,ci_high"]
+    rows += [
+        f"{labels[n]},{partner_name},{r['games']},{r['wins']},{r['draws']},{r['losses']},{r['win_rate']:.4f},{r['ci_low']:.4f},{r['ci_high']:.4f}"
+        for n, r in records.items()
+    ]
+    payload = {
+        "kind": "team",
+        "env_id": args.env_id,
+        "agents": names,
+        "partner": partner_name,
+        "games": games,
+        "partial": partial,
+        "seed": seed,
+        "options": options,
+        "team_records": records,
+    }
+    note = "PARTIAL: interrupted; agents after the last row were not played\n\n" if partial else ""
+    _save_eval(args, out, payload, {"team.csv": "\n".join(rows) + "\n", "results.md": note + "```\n" + table + "\n```\n"})
+    if partial:
+        print("interrupted: the finished games are saved, marked partial", file=sys.stderr)
+        return 130
     return 0
 
 
-def _round_robin(args, names, games, seed, options, game) -> int:
+def _round_robin(args, out, names, games, seed, options, game) -> int:
     from agents import make_agent
-    from agents.tournament import format_round_robin, round_robin, save_round_robin
+    from agents.tournament import MatchInterrupted, format_round_robin, round_robin, save_round_robin
 
     if len(set(names)) != len(names):
-        raise ValueError(f"agents must differ: {names}")
+        raise ValueError(f"--agents must differ in a round robin: {names}")
     agents = [make_agent(name, game, seed=seed + k) for k, name in enumerate(names)]
-    labels = [
-        name
-        if not name.startswith("ppo:") or name == "ppo:baseline"
-        else "ppo:" + Path(name[4:]).parent.parent.name + "/" + Path(name[4:]).stem
-        for name in names
-    ]
+    labels = [_agent_label(name) for name in names]
     if len(set(labels)) != len(labels):
         labels = names
     pairs = len(names) * (len(names) - 1) // 2
     print(
-        f"{args.env_id}: round robin of {', '.join(labels)}; {games} games per pair ({pairs} pairs), "
+        f"{args.env_id}: round robin of {', '.join(labels)}; {games:,} games per pair ({pairs} pairs), "
         f"{game.num_players} players, seats rotated evenly, seed {seed}",
         flush=True,
     )
-    rr = round_robin(args.env_id, agents, labels, games, seed=seed, options=options, progress=lambda t: print("  " + t, flush=True))
+    _note_other_rules(game, agents, names)
+    try:
+        rr = round_robin(args.env_id, agents, labels, games, seed=seed, options=options, progress=lambda t: print("  " + t, flush=True))
+    except MatchInterrupted as stop:
+        rr = stop.result
     print(format_round_robin(rr))
-    out = Path(args.out or f"runs/eval/{args.env_id}")
     files = save_round_robin(rr, out)
+    payload = {
+        "kind": "round_robin",
+        "env_id": args.env_id,
+        "agents": names,
+        "labels": labels,
+        "games_per_pair": games,
+        "partial": rr.partial,
+        "seed": seed,
+        "options": options,
+        "pairs": [{"agent": labels[i], "opponent": labels[j], **rec} for (i, j), rec in sorted(rr.matches.items())],
+        "ratings": {label: float(r) for label, r in zip(labels, rr.ratings)},
+    }
+    _save_eval(args, out, payload, {})
     print("saved: " + ", ".join(str(f) for f in files))
+    if rr.partial:
+        print("interrupted: the finished pairs are saved, marked partial", file=sys.stderr)
+        return 130
     return 0
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     from agents.checkpoint import CheckpointError
     from agents.training.config import TrainConfig
-    from agents.training.train import Trainer
+    from agents.training.train import Trainer, clear_run, is_run_folder
 
     check_env_id(args.env_id)
+    check_seed(args.seed)
     config_data = _config(args.env_id, args.config)
     train = dict(config_data.get("train") or {})
     train.setdefault("env_id", args.env_id)
@@ -246,26 +378,39 @@ def cmd_train(args: argparse.Namespace) -> int:
     config = TrainConfig.from_dict(train, where=f"train settings of {args.config or args.env_id}")
     if args.minutes is not None and not args.minutes > 0:
         raise ValueError(f"--minutes must be positive, got {args.minutes} (leave it out for no time limit)")
+    players = env_module(args.env_id).Game(**config.options).num_players
+    if config.eval_games % players:
+        source = f"--eval-games {config.eval_games}" if args.eval_games is not None else f"eval_games {config.eval_games} (config)"
+        lower = max(config.eval_games - config.eval_games % players, players)
+        upper = config.eval_games + players - config.eval_games % players
+        raise ValueError(
+            f"{source} is not a multiple of the {players} players (seats are rotated evenly); use {lower} or {upper}"
+            if lower != upper
+            else f"{source} must be at least {players}"
+        )
     if args.resume and args.overwrite:
         raise ValueError("--resume and --overwrite contradict each other: --resume continues the run, --overwrite deletes it")
-    run_dir = Path(args.run_dir or f"runs/{args.env_id}")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ValueError(f"--run-dir {str(run_dir)!r} is a file; give a folder")
+    run_dir = check_writable(args.run_dir or f"runs/{args.env_id}", "--run-dir", kind="folder")
     rllib = args.backend == "rllib"
     if not rllib and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
         raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib")
     own = run_dir / "checkpoints" / ("last" if rllib else "last.zip")
     foreign = run_dir / "checkpoints" / ("last.zip" if rllib else "last")
-    held = own.exists() or foreign.exists()
+    is_run = is_run_folder(run_dir)
     if args.resume and not own.exists() and foreign.exists():
         other = "sb3" if rllib else "rllib"
         raise ValueError(f"--resume: the run in {str(run_dir)!r} was trained with --backend {other}; resume it with that backend")
-    if not args.resume and held and not args.overwrite:
-        raise ValueError(f"{run_dir} already holds a run; use --resume to continue it or --overwrite to start over")
-    if args.overwrite and not args.resume and run_dir.exists():
-        import shutil
-
-        shutil.rmtree(run_dir)
+    if not args.resume and run_dir.is_dir() and any(run_dir.iterdir()) and not is_run:
+        # never train into (nor, with --overwrite, delete) a folder that is not a run's
+        raise ValueError(
+            f"--run-dir {str(run_dir)!r} holds files but no training run (no config.yaml of tardis-envs train); give a new or empty folder"
+        )
+    if not args.resume and is_run and not args.overwrite:
+        raise ValueError(f"--run-dir {str(run_dir)!r} already holds a run; use --resume to continue it or --overwrite to start over")
+    if args.overwrite and is_run:
+        kept = clear_run(run_dir)  # only the files the run wrote
+        if kept:
+            print(f"--overwrite: removed the old run's files; kept what the run did not write: {', '.join(p.name for p in kept)}")
     print(
         f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} learner steps"
         + (f", at most {config.max_minutes:g} min" if config.max_minutes else "")
@@ -497,39 +642,93 @@ def build_parser() -> argparse.ArgumentParser:
     p = verbs.add_parser("list", help="list the registered games")
     p.set_defaults(func=cmd_list)
 
-    p = verbs.add_parser("eval", help="seat-swapped match of two agents with 95%% intervals")
-    p.add_argument("env_id")
+    p = verbs.add_parser(
+        "eval",
+        help="seat-swapped matches of agents with 95%% intervals (two agents, a round robin, or team-mates)",
+        description="Evaluate agents in seat-swapped games with fixed seeds; every result carries its number of games and "
+        "a 95% Wilson interval. Two agents: one match (with 3-4 players the first agent takes one seat and copies of "
+        "the second the others). Three or more agents: a round robin, every pair plays --games games; a win-rate "
+        "matrix, per-seat results and Bradley-Terry ratings. A cooperative game (time_of_the_daleks_v1): each agent "
+        "in one seat beside --partner team-mates, its team's win rate. Every eval saves its results (results.json, "
+        "results.md and CSV; a heat map for a round robin) in --out or a new timestamped folder. Ctrl-C stops it and "
+        "saves the finished games, marked partial.",
+    )
+    p.add_argument("env_id", help="the game, e.g. tardis_run_v0 (tardis-envs list shows them all)")
     p.add_argument(
         "--agents",
         help="two or more agents, comma-separated: random, heuristic, heuristic:<preset>, "
         "ppo:<checkpoint.zip>, ppo:baseline (the shipped learned baseline), rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations> "
-        "(default from the config: heuristic,random)",
+        "(default from the config's eval: section, else heuristic,random; one agent is enough in a cooperative game)",
     )
-    p.add_argument("--games", type=int, help="number of games (a multiple of the player count; default 2000)")
-    p.add_argument("--seed", type=int, help="seed of the first game (default 0)")
-    p.add_argument("--config", help="YAML config (default configs/<env_id>.yaml if present)")
-    p.add_argument("--num-players", type=int, help="override the num_players rule option (games for 2-4 players)")
-    p.add_argument("--json", help="also write the records to this JSON file")
-    p.add_argument("--no-throughput", action="store_true", help="skip the throughput line")
-    p.add_argument("--out", help="folder for the round robin's CSV/markdown/heat map (default runs/eval/<env_id>)")
     p.add_argument(
-        "--partner", default="heuristic", help="cooperative games (time_of_the_daleks_v1): the agent in the other seats (default heuristic)"
+        "--games",
+        type=int,
+        help="games per match (per pair in a round robin, per agent in a cooperative game); a multiple of the player "
+        "count; any number, played in chunks of 1000 (default from the config, else 2000)",
+    )
+    p.add_argument(
+        "--seed", type=int, help="seed of the first game, an integer >= 0; game g uses seed + g (default from the config, else 0)"
+    )
+    p.add_argument("--config", help="YAML config: rule options and an eval: section (default configs/<env_id>.yaml if present)")
+    p.add_argument("--num-players", type=int, help="override the num_players rule option (games for 2-4 players; default from the config)")
+    p.add_argument("--json", help="also write results.json to this file (every kind of eval; default: only in the output folder)")
+    p.add_argument("--no-throughput", action="store_true", help="skip the throughput line after a two-agent match")
+    p.add_argument(
+        "--out",
+        help="folder for the results: results.json, results.md, match.csv / team.csv / matrix.csv, ratings.csv, heatmap.png "
+        "(default a new folder runs/eval/<env_id>/<YYYYmmdd-HHMMSS>)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier eval in --out (or the --json file)")
+    p.add_argument(
+        "--partner",
+        help="cooperative games only (time_of_the_daleks_v1): the agent in the other seats (default heuristic); refused in competitive games",
     )
     p.set_defaults(func=cmd_eval)
 
-    p = verbs.add_parser("train", help="self-play PPO: MaskablePPO on the batched core (train extra) or Ray RLlib (distributed extra)")
-    p.add_argument("env_id")
+    p = verbs.add_parser(
+        "train",
+        help="self-play PPO: MaskablePPO on the batched core (train extra) or Ray RLlib (distributed extra)",
+        description="Self-play PPO against a pool of random, heuristic and snapshot opponents; evaluations against "
+        "random and the heuristic with 95% intervals, checkpoints (last, best), eval.csv, TensorBoard logs, winrate.png "
+        "and summary.md in the run folder. Settings: the train: section of the config (agents/training/config.py "
+        "documents every key), then these flags.",
+    )
+    p.add_argument("env_id", help="the game, e.g. tardis_run_v0 (tardis-envs list shows them all)")
     p.add_argument("--config", help="YAML config with a train: section (default configs/<env_id>.yaml)")
-    p.add_argument("--run-dir", help="run folder (default runs/<env_id>)")
-    p.add_argument("--timesteps", type=int, help="total learner steps")
-    p.add_argument("--minutes", type=float, help="wall-clock budget in minutes, the final evaluation included")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--num-envs", type=int)
-    p.add_argument("--eval-every", type=int)
-    p.add_argument("--eval-games", type=int)
-    p.add_argument("--snapshot-every", type=int)
-    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from checkpoints/last.zip")
-    p.add_argument("--overwrite", action="store_true", help="start over in a --run-dir that holds a run")
+    p.add_argument(
+        "--run-dir",
+        help="run folder: a new or empty folder, or a run's folder with --resume / --overwrite (default runs/<env_id>)",
+    )
+    p.add_argument("--timesteps", type=int, help="total learner steps (default from the config, else 2,000,000)")
+    p.add_argument(
+        "--minutes",
+        type=float,
+        help="wall-clock budget in minutes, counted from the trainer's start (after imports): model building, kernel "
+        "loading, training, every evaluation, the final evaluation and the report (default from the config, else none)",
+    )
+    p.add_argument(
+        "--seed", type=int, help="seed of the games, the seats, the opponents and torch, an integer >= 0 (default from the config, else 0)"
+    )
+    p.add_argument("--num-envs", type=int, help="games advanced together in the batched environment (default from the config, else 128)")
+    p.add_argument(
+        "--eval-every", type=int, help="learner steps between evaluations and checkpoints (default from the config, else 100,000)"
+    )
+    p.add_argument(
+        "--eval-games",
+        type=int,
+        help="games per evaluation opponent, a multiple of the player count (default from the config, else 400)",
+    )
+    p.add_argument(
+        "--snapshot-every",
+        type=int,
+        help="learner steps between frozen copies of the learner joining the opponent pool (default from the config, else 200,000)",
+    )
+    p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its last checkpoint")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start over in a --run-dir that holds a run: deletes only the files a run writes there (a folder that is not a run's is refused)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--backend",

@@ -1,7 +1,9 @@
 """Matches and evaluations keep their results: tallies in bounded memory, finished games on Ctrl-C,
 exact interval bounds, every eval saved."""
 
+import json
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from agents import make_agent, tournament
 from agents.random_agent import RandomAgent
 from agents.stats import wilson_interval
 from agents.tournament import MatchInterrupted, play_match, round_robin
+from tardis_envs.cli import _agent_label, main
 
 
 def game():
@@ -88,3 +91,126 @@ def test_ctrl_c_during_a_round_robin_keeps_the_finished_pairs(tmp_path):
     assert "not played" in tournament.format_round_robin(rr)
     files = tournament.save_round_robin(rr, tmp_path / "rr")
     assert "PARTIAL" in (tmp_path / "rr" / "results.md").read_text() and len(files) == 4
+
+
+def eval_args(*args):
+    return ["eval", "tardis_run_v0", "--no-throughput", *args]
+
+
+def test_every_eval_saves_its_results_in_a_new_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        assert main(eval_args("--agents", "random,heuristic", "--games", "4")) == 0
+    folders = sorted((tmp_path / "runs" / "eval" / "tardis_run_v0").iterdir())
+    assert len(folders) == 2, "a second eval never overwrites the first"
+    for folder in folders:
+        data = json.loads((folder / "results.json").read_text())
+        assert data["kind"] == "match" and data["games_played"] == 4 and not data["partial"]
+        assert (folder / "match.csv").read_text().startswith("agent,seat,games") and (folder / "results.md").exists()
+
+
+def test_out_is_not_overwritten_without_overwrite(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(eval_args("--agents", "random,heuristic", "--games", "2", "--out", str(out))) == 0
+    (out / "mine.txt").write_text("the user's")
+    capsys.readouterr()
+    assert main(eval_args("--agents", "random,heuristic", "--games", "2", "--out", str(out))) == 2
+    assert "already holds results (" in capsys.readouterr().err
+    assert main(eval_args("--agents", "random,heuristic", "--games", "2", "--out", str(out), "--overwrite")) == 0
+    assert (out / "mine.txt").read_text() == "the user's"
+
+
+def test_json_is_written_for_a_round_robin(tmp_path):
+    target = tmp_path / "rr.json"
+    assert main(eval_args("--agents", "random,heuristic,mcts:4", "--games", "2", "--out", str(tmp_path / "rr"), "--json", str(target))) == 0
+    data = json.loads(target.read_text())
+    assert data["kind"] == "round_robin" and len(data["pairs"]) == 6
+    assert (tmp_path / "rr" / "heatmap.png").exists() and (tmp_path / "rr" / "results.json").exists()
+
+
+def test_ctrl_c_during_eval_saves_the_finished_games_marked_partial(tmp_path, monkeypatch):
+    import agents
+
+    real = agents.make_agent
+    monkeypatch.setattr(
+        agents, "make_agent", lambda name, g, seed=None: InterruptAfter(g, 150) if name == "late" else real(name, g, seed=seed)
+    )
+    assert main(eval_args("--agents", "late,random", "--games", "400", "--out", str(tmp_path / "o"))) == 130
+    data = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert data["partial"] and 0 < data["games_played"] < 400
+    assert "PARTIAL" in (tmp_path / "o" / "results.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--agents", "heuristic"], "eval of tardis_run_v0 needs at least 2 agents (comma-separated --agents"),
+        (["--agents", "heuristic,random", "--partner", "random"], "--partner names the team-mates of a cooperative game"),
+        (["--agents", "heuristic,random", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
+    ],
+)
+def test_eval_refuses_bad_flags_in_one_line(args, message, tmp_path, capsys):
+    assert main(eval_args(*args, "--out", str(tmp_path / "o"))) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_round_robin_labels_shorten_checkpoint_paths():
+    assert _agent_label("rllib:runs/x/checkpoints/best") == "rllib:x/best"
+    assert _agent_label("rllib:runs/x/checkpoints/best/") == "rllib:x/best"
+    assert _agent_label("ppo:runs/x/checkpoints/best.zip") == "ppo:x/best"
+    assert _agent_label("ppo:baseline") == "ppo:baseline" and _agent_label("heuristic") == "heuristic"
+
+
+@pytest.mark.slow
+def test_a_cooperative_eval_saves_its_results(tmp_path):
+    out = tmp_path / "team"
+    args = ["eval", "time_of_the_daleks_v1", "--agents", "random", "--partner", "random", "--games", "2", "--out", str(out)]
+    assert main([*args, "--json", str(tmp_path / "t.json")]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["kind"] == "team" and data["partner"] == "random" and data["team_records"]["random"]["games"] == 2
+    assert (out / "team.csv").read_text().startswith("agent,partner,") and (tmp_path / "t.json").exists()
+
+
+@pytest.mark.slow
+def test_a_model_trained_from_python_joins_eval_with_save_model(tmp_path):
+    """The documented path for users' own SB3 models: SelfPlayVecEnv, learn, save_model, ppo:<path>."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.checkpoint import read_meta, save_model
+    from agents.training.selfplay import OpponentPool, SelfPlayVecEnv
+    from tardis_envs.cli import _config
+
+    options = _config("tardis_run_v0", None)["options"]  # the rules eval plays by default
+    g = tardis_envs.env_module("tardis_run_v0").Game(**options)
+    venv = SelfPlayVecEnv("tardis_run_v0", 8, OpponentPool(g, {"random": 1.0}, seed=0), seed=0, options=options)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [16]}, seed=0, device="cpu")
+    model.learn(256)
+    path = save_model(model, tmp_path / "mine", g, seed=0)
+    assert path == tmp_path / "mine.zip" and read_meta(path)["seed"] == 0 and read_meta(path)["num_timesteps"] >= 256
+    out = tmp_path / "out"
+    assert main(["eval", "tardis_run_v0", "--agents", f"ppo:{path},random", "--games", "4", "--no-throughput", "--out", str(out)]) == 0
+    assert json.loads((out / "results.json").read_text())["records"][f"ppo:{path}"]["games"] == 4
+
+
+def test_the_chess_baseline_on_classic_chess_says_it_needs_the_doctor_variant(tmp_path, capsys):
+    args = ["eval", "timelord_chess_v1", "--agents", "ppo:baseline,random", "--games", "2", "--no-throughput", "--out", str(tmp_path / "o")]
+    classic = Path(__file__).resolve().parents[1] / "configs" / "timelord_chess" / "classic.yaml"
+    assert main([*args, "--config", str(classic)]) == 2
+    err = capsys.readouterr().err
+    assert "ppo:baseline of timelord_chess_v1 cannot play this game" in err and "it needs doctor=True: play with Dr. Who" in err
+    assert "agents/baselines" not in err and err.count("\n") == 1  # no install path, one line
+
+
+def test_a_learned_agent_under_other_rules_gets_a_notice(capsys):
+    from tardis_envs.cli import _note_other_rules
+
+    keys = tardis_envs.env_module("keys_to_the_tardis_v0").Game(num_players=3)
+    trained_for_two = RandomAgent(keys)
+    trained_for_two.meta = {"options": {**keys.options, "num_players": 2}}
+    _note_other_rules(keys, [trained_for_two, RandomAgent(keys)], ["ppo:baseline", "random"])
+    out = capsys.readouterr().out
+    assert (
+        out.startswith("note: ppo:baseline was trained under other rule options (num_players: trained 2, now 3)") and out.count("\n") == 1
+    )

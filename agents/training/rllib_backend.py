@@ -51,7 +51,7 @@ from ray.tune.registry import register_env
 import tardis_envs
 from tardis_envs.core.observation import ONE_ENTRY_SHIFT, PLANE_BITS, PLANE_CONSTANT, PLANE_ENTRIES, is_packed, resolve_obs_dtype
 
-from ..checkpoint import write_meta_dir
+from ..checkpoint import META_NAME, CheckpointError, write_meta_dir
 from .config import TrainConfig
 from .train import checkpoint_meta
 
@@ -327,23 +327,44 @@ def learner_steps(result: dict) -> int:
     return int(sampled.get(MAIN, 0))
 
 
+SAVING_MARK = ".tardis-envs-saving"
+"""Marks a checkpoint folder while it is written (a save interrupted before its metadata)."""
+
+
+def _not_a_checkpoint(folder: Path) -> CheckpointError:
+    return CheckpointError(f"{str(folder)!r} is not a checkpoint folder written by tardis-envs train; it is left as it is (move it away)")
+
+
+def remove_checkpoint_folder(folder: Path) -> None:
+    """Delete a checkpoint folder that :func:`save_checkpoint` wrote (it holds ``tardis_meta.json``
+    or the saving mark); anything else is refused with a :class:`CheckpointError` and left alone."""
+    if not (folder / META_NAME).is_file() and not (folder / SAVING_MARK).is_file():
+        raise _not_a_checkpoint(folder)
+    shutil.rmtree(folder)
+
+
 def save_checkpoint(algo: Any, path: str | Path, config: TrainConfig, game: Any, num_timesteps: int, extra: dict | None = None) -> Path:
     """Write the whole algorithm (modules, optimizer state, connectors) to the folder
     ``path`` with the project's metadata beside it; the old folder is replaced only once
-    the new one is complete, so an interrupted save never loses the previous checkpoint."""
+    the new one is complete, so an interrupted save never loses the previous checkpoint.
+    Only folders this function wrote are ever deleted (:func:`remove_checkpoint_folder`)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    old = path.with_name(path.name + ".old")
+    for folder in (tmp, old):
+        if folder.exists():
+            remove_checkpoint_folder(folder)
+    if path.exists() and not (path / META_NAME).is_file():
+        raise _not_a_checkpoint(path)
+    tmp.mkdir(parents=True)
+    (tmp / SAVING_MARK).write_text("")
     algo.save_to_path(str(tmp.resolve()))
     write_meta_dir(tmp, checkpoint_meta(config, game, num_timesteps, {"backend": "rllib", **(extra or {})}))
+    (tmp / SAVING_MARK).unlink()
     if path.exists():
-        old = path.with_name(path.name + ".old")
-        if old.exists():
-            shutil.rmtree(old)
         path.rename(old)
         tmp.rename(path)
-        shutil.rmtree(old)
+        remove_checkpoint_folder(old)
     else:
         tmp.rename(path)
     return path

@@ -190,7 +190,7 @@ class RLlibTrainer:
     def evaluate(self) -> dict[str, dict]:
         learner = RLlibPolicyAgent(self.game, self.algo.get_module(MAIN), deterministic=True)
         results = evaluate_learner(self.config, self.game, learner)
-        self.history.extend(append_eval_rows(self.run_dir, self.num_timesteps, self.seconds(), results))
+        self.history.extend(append_eval_rows(self.run_dir, self.num_timesteps, self.seconds(), results, self.game.spec.cooperative))
         for name, rec in results.items():
             for key in ("win_rate", "ci_low", "ci_high"):
                 self.writer.add_scalar(f"eval/{key}_vs_{name}", rec[key], self.num_timesteps)

@@ -10,6 +10,18 @@ Run directory layout::
     run_dir/checkpoints/best.zip     best mean win rate against random and the heuristic
     run_dir/snapshots/*.zip          frozen learners in the opponent pool
     run_dir/winrate.png, summary.md  written at the end
+
+A run folder is recognised by its ``config.yaml`` (a mapping with ``env_id`` and
+``total_timesteps``); :func:`clear_run` removes only the files above (``--overwrite``), never
+anything else the folder holds.
+
+Time limit (``max_minutes``, ``--minutes``): the clock starts when the :class:`Trainer` is
+created (after Python's imports and the config check) and covers everything after: building
+the model, loading or compiling the game's kernels, the warm start, training, every
+evaluation, the final evaluation and the report. With a limit and no evaluation timed yet,
+the run evaluates the learner before it trains (a point on the curve at its first step):
+that evaluation's time, with a margin, plus the time of one PPO update and of writing the
+report stay free before the deadline, so the run ends inside its budget.
 """
 
 from __future__ import annotations
@@ -18,21 +30,20 @@ import csv
 import json
 import math
 import os
-import signal
+import shutil
 import time
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-import tardis_envs
 from tardis_envs import env_module
 
-from ..checkpoint import CheckpointError, check_compatible, load_model, option_differences, read_meta, write_meta
+from ..checkpoint import CheckpointError, check_compatible, load_model, model_meta, option_differences, read_meta, write_meta
 from ..heuristics import HeuristicAgent
 from ..policy_agent import PolicyAgent
 from ..random_agent import RandomAgent
-from ..tournament import play_match, team_match
+from ..tournament import play_match, rearm_ctrl_c, team_match
 from .config import TrainConfig
 from .policies import policy_spec
 from .selfplay import OpponentPool, SelfPlayVecEnv
@@ -41,29 +52,58 @@ EVAL_SEED = 10_000_000  # evaluation games never share seeds with training games
 CSV_FIELDS = ["timesteps", "seconds", "opponent", "games", "wins", "draws", "losses", "win_rate", "ci_low", "ci_high"]
 
 
-def rearm_ctrl_c() -> None:
-    """Hand Ctrl-C back to Python. LLVM installs its own SIGINT handler the first time numba
-    compiles in a process, and with it a Ctrl-C during training was lost (measured: a run whose
-    kernels compiled at start-up kept training after SIGINT; one with a warm numba cache stopped).
-    Training loops call this between steps; it costs one system call."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+EVAL_MARGIN = 1.25  # the final evaluation may take this much longer than the last one timed
+REPORT_SECONDS = 3.0  # kept free for the last checkpoint, winrate.png, summary.md and stats.json
+
+RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json")
+"""Files a run writes at the top of its folder (both backends)."""
+RUN_CHECKPOINTS = ("last", "best")  # checkpoints/<name>.zip (sb3) or checkpoints/<name>/ (rllib)
+
+
+def is_run_folder(path: str | Path) -> bool:
+    """Whether ``path`` holds a training run: a ``config.yaml`` that is a train config."""
+    config = Path(path) / "config.yaml"
+    try:
+        data = yaml.safe_load(config.read_text()) if config.is_file() else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and "env_id" in data and "total_timesteps" in data
+
+
+def run_files(path: str | Path) -> list[Path]:
+    """What a run wrote in the folder ``path`` (files and checkpoint folders), and nothing else."""
+    run = Path(path)
+    found = [run / name for name in RUN_FILES]
+    checkpoints = run / "checkpoints"
+    for name in RUN_CHECKPOINTS:
+        found += [checkpoints / f"{name}.zip", checkpoints / f"{name}.tmp.zip"]
+        found += [checkpoints / name, checkpoints / f"{name}.tmp", checkpoints / f"{name}.old"]
+    found += sorted((run / "snapshots").glob("snap_*.zip"))
+    found += sorted((run / "tb").glob("*/events.out.tfevents.*"))
+    return [f for f in found if f.exists() or f.is_symlink()]
+
+
+def clear_run(path: str | Path) -> list[Path]:
+    """Delete what a run wrote in ``path`` (:func:`run_files`) and the run's sub-folders that are
+    then empty; returns the entries left in the folder (the user's own files). Refuses a folder
+    that holds no run (:func:`is_run_folder`) with a ``ValueError``."""
+    run = Path(path)
+    if not is_run_folder(run):
+        raise ValueError(f"--run-dir {str(run)!r} holds no training run (no config.yaml of tardis-envs train): nothing is deleted")
+    for entry in run_files(run):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)  # an RLlib checkpoint folder, written whole by the run
+        else:
+            entry.unlink()
+    for folder in sorted((run / "tb").glob("*"), reverse=True) + [run / "tb", run / "snapshots", run / "checkpoints"]:
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+    return sorted(run.iterdir())
 
 
 def checkpoint_meta(config: TrainConfig, game, num_timesteps: int, extra: dict | None = None) -> dict:
     """What a checkpoint says it was trained on (both backends write it; loading checks it)."""
-    return {
-        "env_id": game.spec.env_id,
-        "env_version": game.spec.version,
-        "options": game.options,
-        "observation_shape": list(game.observation_shape),
-        "num_actions": game.num_actions,
-        "config": config.to_dict(),
-        "seed": config.seed,
-        "num_timesteps": int(num_timesteps),
-        "package_version": tardis_envs.__version__,
-        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        **(extra or {}),
-    }
+    return model_meta(game, num_timesteps, {"config": config.to_dict(), "seed": config.seed, **(extra or {})})
 
 
 def save_checkpoint(model, path: Path, config: TrainConfig, game, extra: dict | None = None) -> Path:
@@ -98,19 +138,22 @@ def evaluate_learner(config: TrainConfig, game, learner) -> dict[str, dict]:
     return results
 
 
-def append_eval_rows(run_dir: Path, timesteps: int, seconds: float, results: dict[str, dict]) -> list[dict]:
-    """Append one eval.csv row per benchmark agent; returns the rows."""
+def append_eval_rows(run_dir: Path, timesteps: int, seconds: float, results: dict[str, dict], cooperative: bool = False) -> list[dict]:
+    """Append one eval.csv row per benchmark agent; returns the rows (the agent under ``opponent``).
+    In a cooperative game the benchmark agents are the learner's team-mates: the file's column is
+    ``partner`` then."""
     rows = [
         {"timesteps": int(timesteps), "seconds": round(seconds, 1), "opponent": name, **{k: rec[k] for k in CSV_FIELDS[3:]}}
         for name, rec in results.items()
     ]
+    column = "partner" if cooperative else "opponent"
     path = Path(run_dir) / "eval.csv"
     fresh = not path.exists()
     with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        writer = csv.DictWriter(f, fieldnames=[column if k == "opponent" else k for k in CSV_FIELDS])
         if fresh:
             writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows([{(column if k == "opponent" else k): v for k, v in row.items()} for row in rows])
     return rows
 
 
@@ -138,8 +181,9 @@ def read_history(run_dir: Path) -> list[dict]:
     path = Path(run_dir) / "eval.csv"
     if not path.exists():
         return []
-    with path.open() as f:
-        return [{k: (float(v) if k != "opponent" else v) for k, v in row.items()} for row in csv.DictReader(f)]
+    with path.open() as f:  # a cooperative run's "partner" column is read as "opponent"
+        rows = [{("opponent" if k == "partner" else k): v for k, v in row.items()} for row in csv.DictReader(f)]
+    return [{k: (float(v) if k != "opponent" else v) for k, v in row.items()} for row in rows]
 
 
 class Trainer:
@@ -157,6 +201,7 @@ class Trainer:
         self.seconds_before = 0.0
         self.interrupted = False
         self.eval_seconds = 0.0  # how long the last evaluation took (kept free before a time limit)
+        self.update_seconds = 0.0  # how long the last PPO update took (kept free too)
         self.last_eval: tuple[int, dict] | None = None  # (learner steps, results) of the last evaluation
         self.warm: dict | None = None  # the behaviour-cloning warm start's record, if the run had one
 
@@ -178,7 +223,9 @@ class Trainer:
         last = self.run_dir / "checkpoints" / "last.zip"
         if self.resume:
             meta = resumable_meta(last, config, self.game, self.run_dir)
-            self.best_score = meta.get("best_score", -math.inf)
+            # a run interrupted before its first evaluation saved no best score (null)
+            best = meta.get("best_score")
+            self.best_score = -math.inf if best is None else float(best)
             self.seconds_before = meta.get("seconds", 0.0)
             self.warm = meta.get("warm_start")
             for snap in meta.get("snapshots", []):
@@ -323,7 +370,9 @@ class Trainer:
                 self.model.logger.record(f"eval/{key}_vs_{name}", rec[key])
             self.model.logger.record(f"eval/draw_rate_vs_{name}", rec["draws"] / rec["games"])
             self.model.logger.record(f"eval/loss_rate_vs_{name}", rec["losses"] / rec["games"])
-        self.history.extend(append_eval_rows(self.run_dir, self.model.num_timesteps, self.seconds(), results))
+        self.history.extend(
+            append_eval_rows(self.run_dir, self.model.num_timesteps, self.seconds(), results, cooperative=self.game.spec.cooperative)
+        )
         score = float(np.mean([r["win_rate"] for r in results.values()]))
         extra = self._extra()
         if score > self.best_score:
@@ -351,18 +400,35 @@ class Trainer:
     def run(self) -> dict:
         from stable_baselines3.common.callbacks import BaseCallback
 
+        created = not self.run_dir.exists()
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._build()
-        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))
+        config_file = self.run_dir / "config.yaml"
+        if not self.resume:  # first, so that a warm start's bc.json lies in a recognisable run folder
+            config_file.write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))
+        try:
+            self._build()
+        except BaseException:
+            if created and [p.name for p in self.run_dir.iterdir()] == ["config.yaml"]:
+                config_file.unlink()  # a run that never started leaves no folder behind
+                self.run_dir.rmdir()
+            raise
+        config_file.write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))
+        config = self.config
         if self.warm is not None and not self.resume:
             self.evaluate()  # the learning curve starts where the warm start left it
             # the clone joins the pool at once: a stand-in for its teacher that costs no more
             # than the learner (Keys' route-planning heuristic costs ~75 env steps a move)
             self.snapshot()
+        elif config.max_minutes and self.model.num_timesteps < config.total_timesteps:
+            self.evaluate()  # times an evaluation: the final one's time is kept free from the start
         trainer = self
-        config = self.config
         remaining = config.total_timesteps - self.model.num_timesteps
         deadline = self.started + 60 * config.max_minutes if config.max_minutes else math.inf
+
+        def reserve() -> float:
+            """Seconds kept free before the deadline: the final evaluation, a PPO update, the report."""
+            return EVAL_MARGIN * trainer.eval_seconds + trainer.update_seconds + REPORT_SECONDS
+
         bar = None
         if self.progress:
             from tqdm import tqdm
@@ -386,12 +452,21 @@ class Trainer:
                 self.t0 = time.perf_counter()
                 self.steps0 = self.num_timesteps
 
+            def _on_rollout_end(self) -> None:
+                self.update_started = time.perf_counter()  # the PPO update follows
+
+            def _on_rollout_start(self) -> None:
+                if getattr(self, "update_started", None) is not None:
+                    trainer.update_seconds = time.perf_counter() - self.update_started
+
             def _on_step(self) -> bool:
                 rearm_ctrl_c()  # the evaluation below may have compiled kernels
                 if self.num_timesteps >= self.next_snapshot:
                     trainer.snapshot()
                     self.next_snapshot += config.snapshot_every
-                if self.num_timesteps >= self.next_eval:
+                if self.num_timesteps >= self.next_eval and time.perf_counter() + trainer.eval_seconds + reserve() >= deadline:
+                    self.next_eval += config.eval_every  # no time for two more evaluations: the final one comes soon
+                elif self.num_timesteps >= self.next_eval:
                     results = trainer.evaluate()
                     self.next_eval += config.eval_every
                     if bar is not None:
@@ -404,14 +479,14 @@ class Trainer:
                 if bar is not None:
                     bar.update(self.num_timesteps - self.last_count)
                     self.last_count = self.num_timesteps
-                # stop early enough for the final evaluation to end inside the time limit
-                return time.perf_counter() + trainer.eval_seconds < deadline
+                # stop early enough for the final evaluation and the report to end inside the time limit
+                return time.perf_counter() + reserve() < deadline
 
         t0 = time.perf_counter()
         steps0 = self.model.num_timesteps
         opponent_steps0 = self.venv.venv.opponent_steps
         try:
-            if remaining > 0:
+            if remaining > 0 and time.perf_counter() + reserve() < deadline:  # else no time to train and evaluate again
                 self.model.learn(total_timesteps=remaining, callback=Hooks(), reset_num_timesteps=not self.resume, tb_log_name="ppo")
         except KeyboardInterrupt:
             self.interrupted = True
