@@ -270,6 +270,14 @@ class Game:
         word, over = self.game_over
         state[word] = over
 
+    def illegal_offenders(self, state: np.ndarray) -> list[int]:
+        """The seats whose illegal actions ended the game (empty unless one did)."""
+        word = int(state[ILLEGAL_BY])
+        if 0 < word <= self.num_players:
+            return [word - 1]
+        seats = [seat for seat in range(self.num_players) if -word >> seat & 1]
+        return seats if word < 0 and len(seats) >= 2 and -word < 1 << self.num_players else []
+
     def with_ending(self, state: np.ndarray, out: dict) -> dict:
         """Finish a ``describe()``: after an illegal-action ending there is no winner
         and ``illegal_action_by`` names the offender (several offenders of one
@@ -293,14 +301,6 @@ class Game:
         shape = self.observation_shape_of(dtype)
         out = np.zeros(int(np.prod(shape)), dtype=dtype)
         self.kernels.observe(state, self.tables, player, out)
-    def illegal_offenders(self, state: np.ndarray) -> list[int]:
-        """The seats whose illegal actions ended the game (empty unless one did)."""
-        word = int(state[ILLEGAL_BY])
-        if 0 < word <= self.num_players:
-            return [word - 1]
-        seats = [seat for seat in range(self.num_players) if -word >> seat & 1]
-        return seats if word < 0 and len(seats) >= 2 and -word < 1 << self.num_players else []
-
         return out.reshape(shape)
 
     def observation_shape_of(self, dtype) -> tuple[int, ...]:

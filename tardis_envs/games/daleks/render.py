@@ -74,6 +74,7 @@ def render_ansi(game, state: np.ndarray) -> str:
             ending_line(
                 info,
                 f"Game over: {info['status']}, winner {info['winner'] or 'none'} ({info['reason'] or 'no result'}), rewards {info['rewards']}",
+                team=game.spec.cooperative,
             )
         )
     else:
@@ -139,7 +140,6 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
     if adv:
         canvas.text(370, 16, ("CHALLENGE " + " ".join(SYMBOL_LETTER[s] for s in adv["challenge"]))[:40], TEXT)
         for j, die in enumerate(adv["dice"]):
-                team=game.spec.cooperative,
             x = 16 + j * 38
             canvas.rect(390, x, 24, 24, DIE_COLOR[die["colour"]])
             canvas.frame(390, x, 24, 24, (250, 250, 250) if die["chosen"] else (120, 120, 120), 1)
