@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -64,6 +65,69 @@ PEERS = {
     "chess_v6": "pettingzoo.classic.chess_v6",
 }
 OPENSPIEL_GAMES = ("chess", "backgammon")
+
+
+def check_timing(seconds: float, repeats: int, threads=(), sizes=()) -> None:
+    """The timing settings of ``bench`` and ``perft``, refused in one line naming the flag:
+    ``--seconds`` finite and > 0 (nan or inf would time forever), ``--repeats`` >= 1,
+    ``--threads`` in 1..numba's thread count, ``--num-envs`` >= 1."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"--seconds must be a finite number of seconds > 0, got {seconds!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"--repeats must be an integer >= 1, got {repeats!r}")
+    most = numba.config.NUMBA_NUM_THREADS
+    for t in threads:
+        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= most:
+            raise ValueError(f"--threads must be in 1..{most} (numba's threads on this machine), got {t!r}")
+    for n in sizes:
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"--num-envs must be integers >= 1, got {n!r}")
+
+
+# A game's batched step does everything the floor's does and more: a figure above this share
+# of the floor means the floor was timed while something else took the cores.
+FLOOR_SHARE_POSSIBLE = 1.1
+# a spread of the repeats (max / min) above this says the machine was not quiet
+SPREAD_QUIET = 1.5
+
+
+def load_warnings(results: dict) -> list[str]:
+    """Why the figures of ``results`` cannot be trusted, if anything says so: the load average
+    before or after the run at or above the core count, a figure above the trivial floor (which
+    no game can outrun: the floor was timed on a loaded machine), or repeats that spread widely."""
+    reasons = []
+    cores = results["machine"].get("cores") or 1
+    loads = [x for x in (results["machine"].get("load_before"), results["machine"].get("load_after")) if x is not None]
+    if loads and max(loads) >= cores:
+        reasons.append(f"load average {max(loads):.1f} on {cores} cores")
+    floors = results.get("floor") or {}
+    if floors:
+        top = max(floors, key=int)
+        floor_rate = floors[top]["median"]
+        shares = [
+            stats["median"] / floor_rate
+            for row in results["games"].values()
+            for kind in ("batched", "batched_compact", "batched_packed", "batched_no_obs")
+            for key, stats in row.get(kind, {}).items()
+            if key.split("x")[1] == top
+        ]
+        if shares and max(shares) > FLOOR_SHARE_POSSIBLE:
+            reasons.append(f"a game ran at {100 * max(shares):.0f}% of the trivial floor, which no game can outrun")
+    spreads = [stats["max"] / stats["min"] for stats in _all_stats(results) if stats.get("min", 0) > 0 and stats.get("repeats", 1) > 1]
+    if spreads and max(spreads) > SPREAD_QUIET:
+        reasons.append(f"repeats of one figure differ up to {max(spreads):.1f}x")
+    if not reasons:
+        return []
+    return [f"warning: the machine was busy ({'; '.join(reasons)}): these figures are unreliable; rerun on an idle machine"]
+
+
+def _all_stats(node) -> list[dict]:
+    """Every ``{median, min, max}`` entry nested in ``node``."""
+    if isinstance(node, dict):
+        if {"median", "min", "max"} <= set(node):
+            return [node]
+        return [s for value in node.values() for s in _all_stats(value)]
+    return []
 
 
 def _stats(rates: list[float]) -> dict:
@@ -339,6 +403,7 @@ def _rate(count_once: Callable[[], int], seconds: float) -> tuple[int, float]:
 
 def perft_suite(seconds: float = 1.0, repeats: int = 3, positions=PERFT_POSITIONS, library: bool = True) -> dict:
     """Perft nodes per second, ours and the ``chess`` library's, per position."""
+    check_timing(seconds, repeats)
     from .games.chess import rules
     from .timelord_chess_v1 import Game
 
@@ -386,9 +451,10 @@ def run_suite(
     log: Callable[[str], None] = print,
 ) -> dict:
     env_ids = list(env_ids or ENV_IDS)
+    check_timing(seconds, repeats, threads, sizes)
     results: dict = {
         "date": time.strftime("%Y-%m-%d %H:%M"),
-        "machine": {"cores": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS},
+        "machine": {"cores": os.cpu_count(), "numba_threads": numba.config.NUMBA_NUM_THREADS, "load_before": _load_average()},
         "versions": _versions(),
         "games": {},
         "peers": {},
@@ -445,7 +511,16 @@ def run_suite(
             f"{env_id}: AEC {row['aec']['median']:,.0f}, kernel {row['kernel']['median']:,.0f}, "
             f"batched {max(b['median'] for b in row['batched'].values()):,.0f} steps/s"
         )
+    results["machine"]["load_after"] = _load_average()
     return results
+
+
+def _load_average() -> float | None:
+    """The one-minute load average (None where the system has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def _versions() -> dict:
@@ -468,10 +543,11 @@ def _fmt(stats: dict) -> str:
 
 def format_results(results: dict) -> str:
     """The table: medians [min-max], each with its ratio to the peer it is compared with."""
+    warnings = load_warnings(results)
     lines = [
         f"tardis-envs bench, {results['date']}, {results['machine']['cores']} cores, "
         + ", ".join(f"{k} {v}" for k, v in results["versions"].items())
-    ]
+    ] + warnings
     peers = results["peers"]
     c4 = peers.get("connect_four_v3", {}).get("aec", {}).get("median")
     chess = peers.get("chess_v6", {}).get("aec", {}).get("median")
@@ -533,6 +609,8 @@ def format_results(results: dict) -> str:
                 lines.append(f"    batched {n:>5} games x{t} {_fmt(stats)}")
         if "perft" in row:
             lines += ["  " + line for line in format_perft(row["perft"])]
+    if warnings:
+        lines += [""] + warnings  # said again below the table, where the eye ends
     return "\n".join(lines)
 
 

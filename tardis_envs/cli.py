@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -514,9 +515,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    from .bench import PERFT_POSITIONS, format_perft, perft_suite
+    from .bench import PERFT_POSITIONS, check_timing, format_perft, perft_suite
 
     positions = PERFT_POSITIONS
+    check_timing(args.seconds, args.repeats)
     if args.depth is not None and args.depth < 1:
         raise ValueError(f"--depth must be at least 1, got {args.depth}")
     if args.depth is not None and args.depth > 6:
@@ -567,11 +569,18 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import compare, format_results, load_json, plot, run_suite
+    from .bench import check_timing, compare, format_results, load_json, plot, run_suite
 
     ids = args.env_ids or list(ENV_IDS)
     for env_id in ids:
         check_env_id(env_id)
+    # every setting and output path is checked before minutes of timing
+    check_timing(args.seconds, args.repeats, args.threads, args.num_envs)
+    if not math.isfinite(args.tolerance) or not 0 <= args.tolerance < 1:
+        raise ValueError(f"--tolerance must be a fraction in [0, 1), got {args.tolerance!r}")
+    for flag, path in (("--json", args.json), ("--png", args.png)):
+        if path:
+            check_writable(path, flag)
     old = load_json(args.compare) if args.compare else None
     results = run_suite(
         ids,
@@ -586,11 +595,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print()
     print(format_results(results))
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2))
-        print(f"saved {args.json}")
+        saved = write_with_fallback(args.json, lambda path: path.write_text(json.dumps(results, indent=2)))
+        print(f"saved {saved}")
     if args.png:
-        plot(results, args.png)
-        print(f"saved {args.png}")
+        saved = write_with_fallback(args.png, lambda path: plot(results, path))
+        print(f"saved {saved}")
     if args.profile:
         from .bench import has_packed_planes, profile_batched
 
@@ -622,7 +631,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 results["games"][env_id]["memory_profile_packed"] = prof
                 print(format_memory_profile(env_id, prof))
         if args.json:
-            Path(args.json).write_text(json.dumps(results, indent=2))
+            write_with_fallback(args.json, lambda path: path.write_text(json.dumps(results, indent=2)))
     if old is not None:
         flagged = compare(results, old, tolerance=args.tolerance)
         if flagged:
@@ -754,32 +763,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config")
     p.set_defaults(func=cmd_play)
 
-    p = verbs.add_parser("bench", help="steps per second of every game and of the peers, side by side")
-    p.add_argument("env_ids", nargs="*")
-    p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per figure (split over the repeats)")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--num-envs", type=int, nargs="+", default=[1, 64, 1024, 8192])
-    p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    p.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and OpenSpiel")
-    p.add_argument("--no-compile", action="store_true", help="skip the cold-compile / cached-import timings")
-    p.add_argument("--json", help="write the results as JSON")
-    p.add_argument("--png", help="write batched steps/s against games per batch as a PNG")
-    p.add_argument("--compare", help="an earlier --json file: exit 1 if a figure fell by more than --tolerance")
-    p.add_argument("--tolerance", type=float, default=0.15)
+    p = verbs.add_parser(
+        "bench",
+        help="steps per second of every game and of the peers, side by side",
+        description="Steps per second of each game (AEC loop, one-game kernel, batched API) beside PettingZoo classic, "
+        "OpenSpiel and a trivial numba floor; medians [min-max] over the repeats. A busy machine is detected and said.",
+    )
+    p.add_argument("env_ids", nargs="*", help="games to time (default: every registered game)")
+    p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per figure, split over the repeats (default 3; > 0)")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs per figure, reported as median [min-max] (default 3)")
+    p.add_argument(
+        "--num-envs", type=int, nargs="+", default=[1, 64, 1024, 8192], help="games per batch of the batched API (default 1 64 1024 8192)"
+    )
+    p.add_argument(
+        "--threads", type=int, nargs="+", default=[1, 2], help="numba threads of the batched API, 1 to numba's thread count (default 1 2)"
+    )
+    p.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and OpenSpiel (default: time them when installed)")
+    p.add_argument("--no-compile", action="store_true", help="skip the cold-compile / cached-import timings (default: time them)")
+    p.add_argument("--json", help="also write the results as JSON to this file, checked writable before timing (default: none)")
+    p.add_argument("--png", help="also plot batched steps/s against games per batch to this PNG file (default: none)")
+    p.add_argument("--compare", help="an earlier --json file: exit 1 if a figure fell by more than --tolerance (default: no comparison)")
+    p.add_argument("--tolerance", type=float, default=0.15, help="fall allowed by --compare, as a fraction (default 0.15)")
     p.add_argument(
         "--profile",
         action="store_true",
-        help="also split a batched step into kernel phases and say whether memory or computation bounds each game",
+        help="also split a batched step into kernel phases and say whether memory or computation bounds each game (default: off)",
     )
     p.set_defaults(func=cmd_bench)
 
-    p = verbs.add_parser("perft", help="classic-chess perft counts and nodes/s next to the chess library")
-    p.add_argument("--fen", help="a FEN or a position name (start, kiwipete, 'position 3', ...); default: all of them")
-    p.add_argument("--depth", type=int, help="plies (default: the table's depths; 3 for --fen)")
-    p.add_argument("--divide", action="store_true", help="print the count below each legal first move")
-    p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per position and side")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--no-library", action="store_true", help="skip the chess library's timing")
+    p = verbs.add_parser(
+        "perft",
+        help="classic-chess perft counts and nodes/s next to the chess library",
+        description="Dr. Who Chess in classic mode (doctor=False): perft counts on the standard positions, checked against "
+        "the chess library when it is installed, and nodes per second of both.",
+    )
+    p.add_argument("--fen", help="a FEN or a position name (start, kiwipete, 'position 3', ...) (default: every standard position)")
+    p.add_argument("--depth", type=int, help="plies, >= 1 (default: the standard table's depths; 3 for --fen)")
+    p.add_argument("--divide", action="store_true", help="print the count below each legal first move instead of timing (default: off)")
+    p.add_argument(
+        "--seconds", type=float, default=3.0, help="timed seconds per position and side, split over the repeats (default 3; > 0)"
+    )
+    p.add_argument("--repeats", type=int, default=3, help="timed runs per position and side, reported as median [min-max] (default 3)")
+    p.add_argument("--no-library", action="store_true", help="skip the chess library's timing and check (default: use it when installed)")
     p.set_defaults(func=cmd_perft)
     return parser
 

@@ -236,3 +236,95 @@ def test_rules_ab_check_finds_a_differing_mask():
     changed = SimpleNamespace(legal_mask=wrong_mask, observe=rules.observe)
     with pytest.raises(SystemExit, match="legal masks differ at step 0, game 0"):
         rules_ab.check("tardis_run_v0", changed, rules, 1, {})
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--seconds", "0"], "--seconds must be a finite number of seconds > 0, got 0.0"),
+        (["--seconds", "-1"], "--seconds must be a finite number of seconds > 0, got -1.0"),
+        (["--repeats", "0"], "--repeats must be an integer >= 1, got 0"),
+        (["--threads", "0"], "--threads must be in 1..2 (numba's threads on this machine), got 0"),
+        (["--threads", "64"], "--threads must be in 1..2 (numba's threads on this machine), got 64"),
+        (["--num-envs", "0"], "--num-envs must be integers >= 1, got 0"),
+        (["--tolerance", "nan"], "--tolerance must be a fraction in [0, 1), got nan"),
+        (["--json", "{file}/results.json"], "--json '{file}/results.json': '{file}' is a file, so no folder can be made there"),
+        (["--png", "{folder}"], "--png '{folder}' is a folder"),
+        # nan and inf would time forever (last: they hang where they are not refused)
+        (["--seconds", "nan"], "--seconds must be a finite number of seconds > 0, got nan"),
+        (["--seconds", "inf"], "--seconds must be a finite number of seconds > 0, got inf"),
+    ],
+)
+def test_bench_flags_are_checked_before_any_timing(flags, message, tmp_path, capsys, monkeypatch):
+    from tardis_envs import bench
+    from tardis_envs.cli import main
+
+    monkeypatch.setattr(bench.numba.config, "NUMBA_NUM_THREADS", 2)
+    (tmp_path / "file").write_text("not a folder")
+    places = {"file": str(tmp_path / "file"), "folder": str(tmp_path)}
+    flags = [flag.format(**places) for flag in flags]
+    assert main(["bench", "tardis_run_v0", "--no-peers", "--no-compile", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tardis-envs: error: {message.format(**places)}") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--seconds", "nan"], "--seconds must be a finite number of seconds > 0, got nan"),
+        (["--seconds", "0"], "--seconds must be a finite number of seconds > 0, got 0.0"),
+        (["--repeats", "0"], "--repeats must be an integer >= 1, got 0"),
+    ],
+)
+def test_perft_flags_are_checked_before_any_timing(flags, message, capsys):
+    from tardis_envs.cli import main
+
+    assert main(["perft", "--fen", "start", "--depth", "1", "--no-library", *flags]) == 2
+    assert capsys.readouterr().err == f"tardis-envs: error: {message}\n"
+
+
+def test_bench_and_perft_help_give_every_option_its_meaning_and_default():
+    from tardis_envs.cli import build_parser
+
+    verbs = next(a for a in build_parser()._actions if a.dest == "verb").choices
+    for verb in ("bench", "perft"):
+        for action in verbs[verb]._actions:
+            if action.dest == "help":
+                continue
+            assert action.help and "default" in action.help, f"{verb} {action.option_strings or action.dest}: {action.help!r}"
+
+
+def _quiet_results(floor_rate: float, game_rate: float, load: float = 0.1) -> dict:
+    stats = {"median": game_rate, "min": game_rate, "max": game_rate, "repeats": 3}
+    return {
+        "date": "today",
+        "machine": {"cores": 2, "load_before": load, "load_after": load},
+        "versions": {},
+        "floor": {"2": {"median": floor_rate, "min": floor_rate, "max": floor_rate, "repeats": 3}},
+        "peers": {},
+        "games": {
+            "tardis_run_v0": {
+                "aec": stats,
+                "kernel": stats,
+                "batched": {"8192x2": stats},
+                "mean_game_length": 10.0,
+            }
+        },
+    }
+
+
+def test_bench_says_when_the_machine_was_busy():
+    from tardis_envs.bench import format_results, load_warnings
+
+    assert load_warnings(_quiet_results(1e8, 2e7)) == []
+    assert "warning" not in format_results(_quiet_results(1e8, 2e7))
+    text = format_results(_quiet_results(1e7, 2.012e7))  # 201.2% of the floor: the floor was timed under load
+    assert "201.2% of floor" in text
+    warning = (
+        "warning: the machine was busy (a game ran at 201% of the trivial floor, which no game can outrun): these figures are unreliable"
+    )
+    assert text.count(warning) == 2  # above and below the table
+    assert "load average 3.0 on 2 cores" in load_warnings(_quiet_results(1e8, 2e7, load=3.0))[0]
+    spread = _quiet_results(1e8, 2e7)
+    spread["games"]["tardis_run_v0"]["kernel"] = {"median": 2e6, "min": 1e6, "max": 3e6, "repeats": 3}
+    assert "repeats of one figure differ up to 3.0x" in load_warnings(spread)[0]
