@@ -88,3 +88,62 @@ def test_opponent_weights_are_checked_in_config_and_pool(weights, message):
     game = tardis_envs.env_module("tardis_run_v0").Game()
     with pytest.raises(ValueError, match=f"OpponentPool: opponents: {message}|OpponentPool: {message}"):
         OpponentPool(game, weights)
+
+
+def test_action_checks_hold_under_python_O(tmp_path):
+    """python -O strips assert statements: the checks of user input are raised instead."""
+    import subprocess
+    import sys
+
+    code = (
+        "import tardis_envs\n"
+        "env = tardis_envs.make('tardis_run_v0')\n"
+        "env.reset(seed=0)\n"
+        "try:\n"
+        "    env.step(99)\n"
+        "except ValueError as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "refused: tardis_run_v0: action 99 by monsters is not in the action space Discrete(" in out.stdout
+
+
+def test_no_assert_checks_user_input_in_the_package():
+    """Every assert left in tardis_envs/ and agents/ states an internal invariant (a narrowing
+    for the type checker, a table's size), never a check of what a user handed in."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    internal = {
+        ("tardis_envs/core/game.py", "self.tables.dtype == np.int64 and self.tables.ndim == 1"),
+        ("tardis_envs/core/game.py", "1 <= self.num_players <= MAX_PLAYERS"),
+        ("tardis_envs/core/game.py", "(denominators >= 1).all()"),
+        ("tardis_envs/core/game.py", "kinds.size * PLANE_ENTRIES == int(np.prod(self.observation_shape))"),
+        ("tardis_envs/core/game.py", "(per_entry == per_entry[:, :1]).all()"),
+        ("tardis_envs/core/chance.py", "self.base is not None"),
+        ("tardis_envs/games/tardis_run/game.py", "len(names) == NUM_ACTIONS"),
+        ("tardis_envs/games/tardis_run/game.py", "square is not None"),
+        ("tardis_envs/games/chess/game.py", "found is not None"),
+        ("agents/training/train.py", "data is not None"),
+    }
+    found = set()
+    for folder in ("tardis_envs", "agents"):
+        for path in (root / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Assert):
+                    found.add((path.relative_to(root).as_posix(), ast.unparse(node.test)))
+    assert found <= internal, f"asserts that may check user input (raise instead): {sorted(found - internal)}"
+
+
+def test_a_binary_config_file_is_refused_naming_the_file(tmp_path, capsys):
+    from tardis_envs.cli import main
+
+    binary = tmp_path / "weights.bin"
+    binary.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ValueError, match=f"config file '{binary}' is not a UTF-8 text file"):
+        tardis_envs.make("tardis_run_v0", config=binary)
+    assert main(["play", "tardis_run_v0", "--config", str(binary)]) == 2
+    err = capsys.readouterr().err
+    assert f"config file '{binary}' is not a UTF-8 text file" in err and err.count("\n") == 1

@@ -294,10 +294,18 @@ def _step_in_bounds(self, action) -> None:
         ok = 0 <= int(action) < raw.game.num_actions
     else:
         ok = False
-    assert ok, f"{raw.game.spec.env_id}: action {action!r} by {agent} is not in the action space Discrete({raw.game.num_actions})" + (
-        "" if dead else "; a live agent must act (None is only for a finished agent)"
-    )
+    if not ok:  # raised, not asserted: the check holds under python -O too
+        raise ActionOutOfBounds(
+            f"{raw.game.spec.env_id}: action {action!r} by {agent} is not in the action space Discrete({raw.game.num_actions})"
+            + ("" if dead else "; a live agent must act (None is only for a finished agent)")
+        )
     self.env.step(action)
+
+
+class ActionOutOfBounds(ValueError, AssertionError):
+    """An action outside the action space, refused by ``env()``'s bounds wrapper: an
+    ``AssertionError`` as PettingZoo's ``AssertOutOfBoundsWrapper`` raises, and a
+    ``ValueError`` like every other bad input (the command line reports it in one line)."""
 
 
 FastAssertOutOfBoundsWrapper = _fast(wrappers.AssertOutOfBoundsWrapper, guarded=False, step=_step_in_bounds)

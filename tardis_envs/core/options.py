@@ -96,12 +96,15 @@ def validate_options(env_id: str, declared: Mapping[str, Option], given: Mapping
 
 
 def read_yaml(path: str | Path, what: str = "config file") -> Any:
-    """Parse a YAML file, turning every failure into a ``ValueError`` naming the file."""
+    """Parse a YAML file, turning every failure (unreadable, binary, bad YAML) into a
+    one-line ``ValueError`` naming the file."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} {str(path)!r} is not a UTF-8 text file (byte {exc.start}: {exc.reason}); give a YAML file") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
