@@ -79,7 +79,19 @@ def test_tournament_counts_each_game_once():
 @pytest.mark.slow
 def test_cli_eval_prints_the_table(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "tardis_envs.cli", "eval", "tardis_run_v0", "--games", "40", "--json", str(tmp_path / "r.json")],
+        [
+            sys.executable,
+            "-m",
+            "tardis_envs.cli",
+            "eval",
+            "tardis_run_v0",
+            "--games",
+            "40",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -27,10 +27,10 @@ def test_play_refuses_a_seat_that_does_not_exist(seat):
 def test_eval_checks_output_paths_before_playing(tmp_path, capsys):
     assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--json", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
-    assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--json", str(tmp_path / "no" / "x.json")]) == 2
-    assert "does not exist" in capsys.readouterr().err
     afile = tmp_path / "file.txt"
     afile.write_text("x")
+    assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--json", str(afile / "x.json")]) == 2
+    assert "is a file, so no folder can be made there" in capsys.readouterr().err
     assert main(["eval", "tardis_run_v0", "--agents", "random,random,heuristic", "--games", "2", "--out", str(afile)]) == 2
     assert "is a file; give a folder" in capsys.readouterr().err
 

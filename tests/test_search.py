@@ -145,5 +145,5 @@ def test_search_agents_in_the_command_line(tmp_path, capsys):
         main(["eval", "gallifrey_duel_v1", "--agents", "ismcts:20,random", "--games", "4", "--no-throughput", "--out", str(tmp_path)]) == 0
     )
     assert "ismcts:20" in capsys.readouterr().out
-    assert main(["eval", "keys_to_the_tardis_v0", "--agents", "mcts:20,random", "--games", "2", "--out", str(tmp_path)]) == 2
+    assert main(["eval", "keys_to_the_tardis_v0", "--agents", "mcts:20,random", "--games", "2", "--out", str(tmp_path / "keys")]) == 2
     assert "use ismcts:<simulations>" in capsys.readouterr().err

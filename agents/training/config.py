@@ -135,6 +135,8 @@ class TrainConfig:
             "ppo",
         ):
             raise ValueError(f"{where}: 'bc_teacher' must be an agent spec such as heuristic or heuristic:greedy, got {self.bc_teacher!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"{where}: 'seed' must be an integer >= 0, got {self.seed!r}")
         if not isinstance(self.max_minutes, (int, float)) or self.max_minutes < 0:
             raise ValueError(f"{where}: 'max_minutes' must be >= 0, got {self.max_minutes!r}")
         check_opponents(self.opponents, self.env_id, where)
