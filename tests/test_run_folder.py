@@ -157,3 +157,23 @@ def test_rllib_checkpoint_saves_never_delete_a_folder_they_did_not_write(tmp_pat
     save_rllib_checkpoint(Algo(), tmp_path / "run" / "last", tiny(), game, 5)
     again = save_rllib_checkpoint(Algo(), tmp_path / "run" / "last", tiny(), game, 6)  # replaces its own checkpoint
     assert read_meta(again)["num_timesteps"] == 6 and sorted(p.name for p in (tmp_path / "run").iterdir()) == ["last"]
+
+
+def test_a_checkpoint_or_report_the_run_folder_refuses_goes_to_the_working_directory(tmp_path, monkeypatch, capsys):
+    import zipfile
+
+    class Model:
+        num_timesteps = 7
+
+        def save(self, where):
+            with zipfile.ZipFile(where, "w") as archive:
+                archive.writestr("policy.pth", "weights")
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "checkpoints").write_text("a file where the checkpoints folder goes")  # the write fails after the work
+    game = tardis_envs.env_module("tardis_run_v0").Game(max_turns=300)
+    where = save_checkpoint(Model(), run / "checkpoints" / "last.zip", tiny(), game)
+    assert where == tmp_path / "run-last.zip" and read_meta(where)["num_timesteps"] == 7
+    assert "saved to" in capsys.readouterr().err

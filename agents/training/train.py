@@ -38,6 +38,7 @@ import numpy as np
 import yaml
 
 from tardis_envs import env_module
+from tardis_envs.outputs import write_with_fallback
 
 from ..checkpoint import CheckpointError, check_compatible, load_model, model_meta, option_differences, read_meta, write_meta
 from ..heuristics import HeuristicAgent
@@ -107,12 +108,17 @@ def checkpoint_meta(config: TrainConfig, game, num_timesteps: int, extra: dict |
 
 
 def save_checkpoint(model, path: Path, config: TrainConfig, game, extra: dict | None = None) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.zip")
-    model.save(str(tmp))
-    write_meta(tmp, checkpoint_meta(config, game, model.num_timesteps, extra))
-    os.replace(tmp, path)  # never leave a half-written checkpoint behind
-    return path
+    """Save ``model`` with its metadata at ``path``; returns where it went: ``path``, or a new
+    ``<run>-<name>`` file in the working directory when the run folder refuses the write (a full
+    disk, a folder removed during the run), so that the training is not lost."""
+
+    def write(target: Path) -> None:
+        tmp = target.with_suffix(".tmp.zip")
+        model.save(str(tmp))
+        write_meta(tmp, checkpoint_meta(config, game, model.num_timesteps, extra))
+        os.replace(tmp, target)  # never leave a half-written checkpoint behind
+
+    return write_with_fallback(path, write, fallback_name=f"{path.parent.parent.name}-{path.name}")
 
 
 def evaluate_learner(config: TrainConfig, game, learner) -> dict[str, dict]:
@@ -519,7 +525,12 @@ class Trainer:
 
 def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], stats: dict, best_name: str) -> None:
     """winrate.png, summary.md and stats.json of a finished run (both backends)."""
-    plot_winrate(history, run_dir / "winrate.png", config.env_id, ("with" if game.spec.cooperative else "vs"))
+    run = run_dir.name  # a report the run folder refuses goes to ./<run>-<file> (write_with_fallback)
+    write_with_fallback(
+        run_dir / "winrate.png",
+        lambda p: plot_winrate(history, p, config.env_id, ("with" if game.spec.cooperative else "vs")),
+        fallback_name=f"{run}-winrate.png",
+    )
     lines = [
         f"# Training run: {config.env_id}",
         "",
@@ -552,8 +563,10 @@ def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], 
         yaml.safe_dump(config.to_dict(), sort_keys=False).strip(),
         "```",
     ]
-    (run_dir / "summary.md").write_text("\n".join(lines) + "\n")
-    (run_dir / "stats.json").write_text(json.dumps(stats, indent=2, default=float))
+    summary = "\n".join(lines) + "\n"
+    write_with_fallback(run_dir / "summary.md", lambda p: p.write_text(summary), fallback_name=f"{run}-summary.md")
+    data = json.dumps(stats, indent=2, default=float)
+    write_with_fallback(run_dir / "stats.json", lambda p: p.write_text(data), fallback_name=f"{run}-stats.json")
 
 
 def plot_winrate(history: list[dict], path: Path, env_id: str, relation: str = "vs") -> None:
