@@ -101,12 +101,23 @@ def _save_eval(args: argparse.Namespace, out: Path, payload: dict, texts: dict[s
         for name in EVAL_FILES:  # results of an earlier eval here that this one would not replace
             if name not in texts and name != "results.json" and (out / name).is_file():
                 (out / name).unlink()
-    data = json.dumps(payload, indent=2)
+    data = json.dumps(_json_safe(payload), indent=2, allow_nan=False)
     saved = [write_with_fallback(out / name, lambda p, text=text: p.write_text(text)) for name, text in texts.items()]
     saved.append(write_with_fallback(out / "results.json", lambda p: p.write_text(data)))
     if args.json:
         saved.append(write_with_fallback(Path(args.json), lambda p: p.write_text(data)))
     print("saved: " + ", ".join(str(p) for p in saved), flush=True)
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with NaN (the win rate of no games, after an early Ctrl-C) as null: strict JSON."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 def _progress(what: str):

@@ -214,3 +214,10 @@ def test_a_learned_agent_under_other_rules_gets_a_notice(capsys):
     assert (
         out.startswith("note: ppo:baseline was trained under other rule options (num_players: trained 2, now 3)") and out.count("\n") == 1
     )
+
+
+def test_results_json_is_strict_json_after_an_early_ctrl_c():
+    from tardis_envs.cli import _json_safe
+
+    no_games = {"games": 0, "win_rate": float("nan"), "by_seat": [{"win_rate": float("nan")}]}
+    assert json.loads(json.dumps(_json_safe(no_games), allow_nan=False)) == {"games": 0, "win_rate": None, "by_seat": [{"win_rate": None}]}
