@@ -26,6 +26,13 @@ What OpenSpiel sees (``GameType``)
     Chance outcomes are numbered within a draw: ``0..n-1`` for a draw of ``n``
     (the face of a die, the card taken, the Fisher–Yates swap), ``0/1`` for a coin.
 
+Game strings
+    ``str(game)`` is ``env_id(option=value,...)`` and ``pyspiel.load_game(str(game))``
+    gives the same game back. A text option holding ``%``, ``,``, ``=``, ``(`` or ``)``
+    (``pair="The Doctor, Dalek"``, ``doctors="First Doctor, Fourth Doctor"``) stands there
+    percent-encoded (``pair=The Doctor%2C Dalek``); the adapter decodes every text
+    option it is given, so either spelling loads.
+
 Observations
     ``observation_tensor(player)`` is the env's observation of that seat (same
     layout, documented in the game's page); ``observation_string`` lists its
@@ -50,6 +57,7 @@ Resampling
 from __future__ import annotations
 
 import hashlib
+import urllib.parse
 from typing import Any
 
 import numpy as np
@@ -75,6 +83,24 @@ _UTILITY = {
 
 def _options_key(options: dict) -> tuple:
     return tuple(sorted(options.items()))
+
+
+# OpenSpiel's game strings (``name(key=value,...)``) have no quoting: a text option holding
+# one of these characters (``pair="The Doctor, Dalek"``) is written percent-encoded there.
+GAME_STRING_SPECIALS = "%,=()"
+
+
+def encode_option(value: Any) -> Any:
+    """A text option as it stands in a game string: ``%``, ``,``, ``=``, ``(`` and ``)``
+    percent-encoded (``"The Doctor, Dalek"`` -> ``"The Doctor%2C Dalek"``); other values as they are."""
+    if not isinstance(value, str):
+        return value
+    return "".join(f"%{ord(c):02X}" if c in GAME_STRING_SPECIALS else c for c in value)
+
+
+def decode_option(value: Any) -> Any:
+    """The inverse of :func:`encode_option` (a text without ``%`` comes back unchanged)."""
+    return urllib.parse.unquote(value) if isinstance(value, str) else value
 
 
 def game_type(env_id: str) -> pyspiel.GameType:
@@ -107,7 +133,7 @@ class TardisGame(pyspiel.Game):
 
     def __init__(self, params: dict | None = None):
         env_id = self.env_id
-        options = {k: (v.item() if hasattr(v, "item") else v) for k, v in dict(params or {}).items()}
+        options = {k: decode_option(v.item() if hasattr(v, "item") else v) for k, v in dict(params or {}).items()}
         self.tardis = game_for(env_id, _options_key(options))  # validates the options, naming a bad key
         self.options = dict(self.tardis.options)
         game = self.tardis
@@ -121,7 +147,9 @@ class TardisGame(pyspiel.Game):
             utility_sum=0.0 if zero_sum else None,
             max_game_length=game.max_game_length,
         )
-        super().__init__(game_type(env_id), info, {k: v for k, v in self.options.items()})
+        # the parameters OpenSpiel writes into str(game): text options encoded, so that
+        # pyspiel.load_game(str(game)) gives this game back
+        super().__init__(game_type(env_id), info, {k: encode_option(v) for k, v in self.options.items()})
         self.perfect_information = not game.spec.hidden_information
         self._opening = Position.initial(game)
 

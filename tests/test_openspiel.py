@@ -66,6 +66,22 @@ def test_openspiel_random_simulation_checks(env_id, options):
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
+# text options whose values hold a comma, which OpenSpiel's game strings cannot quote
+COMMA_VARIANTS = [
+    ("gallifrey_duel_v1", {"pair": "The Doctor, Dalek"}),
+    ("time_of_the_daleks_v1", {"num_players": 2, "doctors": "First Doctor, Fourth Doctor", "max_rounds": 4}),
+]
+
+
+@pytest.mark.parametrize("env_id,options", COMMA_VARIANTS, ids=[f"{e}-{o}" for e, o in COMMA_VARIANTS])
+def test_game_strings_with_commas_load_back(env_id, options):
+    game = tardis_openspiel.load_game(env_id, **options)
+    again = pyspiel.load_game(str(game))
+    assert str(again) == str(game) and again.options == game.options
+    assert all(game.options[key] == value for key, value in options.items())
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
 @pytest.mark.parametrize("env_id,options", VARIANTS, ids=IDS)
 def test_adapter_and_aec_env_agree_on_masks_rewards_and_ends(env_id, options):
     """Fed the same actions and the same chance outcomes (those the env's generator
