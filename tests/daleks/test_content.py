@@ -97,7 +97,9 @@ def test_named_cards_keep_their_stated_effects():
     assert astronaut.conditions == C.COND_FIXED_POINT and astronaut.advanced
     assert [[(C.EFFECTS[e.effect], e.count) for e in o] for o in astronaut.fail] == [[("discard_cards", 2), ("move_ship", 2)]]
     teller = dil["The Teller"]
-    assert teller.conditions == C.COND_TIME_LOCKED and [[C.EFFECTS[e.effect] for e in o] for o in teller.fail] == [["discard_companion"]]
+    assert teller.conditions == C.COND_TIME_LOCKED
+    assert [[(C.EFFECTS[e.effect], e.count) for e in o] for o in teller.fail] == [[("discard_companion", 1), ("move_ship", 2)]]
+    assert "The Impossible Astronaut" in teller.origin_note, "read as the Astronaut's wrapped second Fail line"
     anomalies = {a.name: a for a in CONTENT.anomalies}
     destiny = anomalies["Destiny of the Daleks"]
     assert destiny.kind == C.AK_TASK and destiny.imprison_colour == C.GREEN and destiny.imprison_count == 3

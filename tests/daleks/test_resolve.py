@@ -71,6 +71,48 @@ def test_failure_dismisses_part_timers_places_a_dalek_and_pays_the_fail_cost():
     assert s[L.ZONE_DILEMMA + 1] >= 0
 
 
+def test_the_teller_fails_with_a_companion_discarded_and_the_ship_two_spaces_forward():
+    raw = new()
+    s = adventure(raw, L.S_RESOLVE, zone=EARTH_PRESENT, symbols=["science"], helped=[("red", "strength")])
+    set_companions(s, 0, ["Susan", "Barbara Wright"])
+    set_dilemma(s, 1, "The Teller")
+    s[L.SHIP] = 0
+    resolved(raw, s)
+    assert s[L.LAST_RESULT] == 2
+    assert s[L.SHIP] == 2, "The Teller's second Fail line: the Dalek Ship forward two"
+    assert s[L.OBL_COUNT] == 1 and s[L.OBLIGATIONS + 1] == L.OB_DISCARD_COMPANION
+
+
+def test_a_finished_adventure_leaves_nothing_in_the_next_turns_view():
+    from tardis_envs.games.daleks import rules
+    from tardis_envs.games.daleks.observe import O_CHALLENGE, O_CONDITIONS, O_DICE, O_HELP, O_POOLS
+
+    raw = new()
+    s = adventure(
+        raw,
+        L.S_RESOLVE,
+        zone=EARTH_PRESENT,
+        symbols=["science", "science"],
+        helped=[("blue", "science"), ("red", "strength")],
+        helper=[("blue", "cunning")],
+        helper_seat=1,
+        help_mode=L.HELP_COME,
+        conditions=1,
+    )
+    s[L.POOL : L.POOL + 8] = [0, 0, 1, 1, 0, 0, 1, 0]
+    set_dilemma(s, 1, "Sutekh")
+    s[L.SHIP] = 0
+    resolved(raw, s)
+    rules.advance(s, raw.game.tables, np.zeros(L.NUM_ACTIONS, dtype=np.int8))  # Finish, then seat 1's turn
+    assert s[L.ACTIVE] == 1 and s[L.STAGE] in (L.S_PREPARE, L.S_TRAVEL)
+    assert raw.game.describe(s)["adventure"] is None
+    obs = raw.game.observation(s, 1)
+    assert not obs[O_CHALLENGE : O_CHALLENGE + 6].any(), "the previous adventure's Challenge"
+    assert not obs[O_CONDITIONS : O_CONDITIONS + 3].any(), "its conditions"
+    assert obs[O_HELP : O_HELP + 3].tolist() == [1, 0, 0], "help: none"
+    assert not obs[O_POOLS : O_POOLS + 8].any() and not obs[O_DICE : O_DICE + 16 * 12].any(), "its pools and dice"
+
+
 def choice_dilemma(raw):
     """A Dilemma whose first Fail option discards two cards and whose second moves the Ship."""
     for d in raw.game.content.dilemmas:

@@ -193,8 +193,14 @@ def usable(state, tables, seat, r, ctx, pool):
     """Row ``r`` may be used by ``seat`` now (``pool``: the seat's own dice pool, or -1)."""
     if r >= tables[T_NUM_ABILITIES]:
         return False
-    if not holds(state, tables, seat, r):
-        return False
+    return holds(state, tables, seat, r) and usable_if_held(state, tables, seat, r, ctx, pool)
+
+
+@njit
+def usable_if_held(state, tables, seat, r, ctx, pool):
+    """Row ``r`` could be used by ``seat`` now if ``seat`` held its card: everything
+    :func:`usable` asks but who holds it (which asks whether a card in a hidden hand
+    could give its holder a choice)."""
     if state[USED + ab(tables, r, AB_GROUP)]:
         return False
     with_doctor = ab(tables, r, AB_WITH_DOCTOR)

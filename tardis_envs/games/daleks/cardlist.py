@@ -149,7 +149,7 @@ def card_list_markdown(content: Content, balance: str | None = None) -> str:
         conds = ", ".join(CONDITIONS[b].replace("_", " ") for b in range(3) if (d.conditions >> b) & 1) or "-"
         fail = " **or** ".join("; ".join(effect_words(e) for e in option) for option in d.fail)
         out.append(
-            f"| {d.name} | {d.origin} | {', '.join(SYMBOLS[s] for s in d.challenge)} | {conds} | {'yes' if d.advanced else '-'} "
+            f"| {d.name} | {d.origin + (f' ({d.origin_note})' if d.origin_note else '')} | {', '.join(SYMBOLS[s] for s in d.challenge)} | {conds} | {'yes' if d.advanced else '-'} "
             f"| {fail} | {', '.join(d.links) or '-'} |"
         )
     out += ["", "## Time Anomalies", "", "| anomaly | kind | origin | advanced | what it does |", "|---|---|---|---|---|"]

@@ -37,11 +37,14 @@ from .content import (
 )
 from .layout import (
     ADV_CONDITIONS,
+    ADV_SLOT,
+    ADV_ZONE,
     ANOMALY_SLOT,
     ANOMALY_STATE,
     AS_TASK,
     AT_SLOT,
     AT_ZONE,
+    BUILDER,
     CARD_PLACE,
     CHALLENGE,
     COMPANION,
@@ -54,7 +57,11 @@ from .layout import (
     DILEMMA_SEEN,
     EQUIPMENT,
     EQUIPMENT_SLOTS,
+    FACE_CHANGED,
+    HELP_MODE,
+    HELPER,
     LOCATION_PLACE,
+    MANIPULATOR,
     MAX_DALEKS,
     MAX_DICE,
     MAX_OBLIGATIONS,
@@ -68,6 +75,9 @@ from .layout import (
     PLACE_INSTALLED,
     POOL,
     S_OVER,
+    SEL_ABILITY,
+    SEL_LEFT,
+    SEL_MASK,
     SLOT_ANOMALY,
     SLOT_EARTH,
     SLOT_EMPTY,
@@ -96,6 +106,31 @@ ONGOING_LOCKED = 4
 
 
 # --- players ----------------------------------------------------------------------
+@njit
+def clear_adventure(state):
+    """No adventure in progress: no zone, Challenge, help, dice pools or dice (what the
+    observation and ``describe()["adventure"]`` show of an adventure is its own, never a
+    finished one's)."""
+    state[ADV_SLOT] = -1
+    state[ADV_ZONE] = 0
+    for s in range(NUM_SYMBOLS):
+        state[CHALLENGE + s] = 0
+    state[ADV_CONDITIONS] = 0
+    state[HELPER] = -1
+    state[HELP_MODE] = 0
+    for c in range(2 * NUM_COLOURS):
+        state[POOL + c] = 0
+    state[BUILDER] = 0
+    for d in range(MAX_DICE):
+        state[DIE_COLOUR + d] = -1
+        state[DIE_FACE + d] = 0
+    state[FACE_CHANGED] = 0
+    state[MANIPULATOR] = 0
+    state[SEL_ABILITY] = -1
+    state[SEL_LEFT] = 0
+    state[SEL_MASK] = 0
+
+
 @njit
 def num_players(tables):
     return tables[T_NUM_PLAYERS]

@@ -308,6 +308,7 @@ class Dilemma:
     links: tuple[str, ...]
     fail: tuple[tuple[Effect, ...], ...]
     text: str
+    origin_note: str = ""  # how the effect was read from the rulebook's text, where that took a reading
 
 
 @dataclass(frozen=True)
@@ -737,6 +738,7 @@ def parse_content(files: dict[str, object], sources: dict[str, str] | None = Non
                 links,
                 tuple(_effects(s, f"{at}.fail[{j}]", o, fail_ok, low=1) for j, o in enumerate(options)),
                 _text(s, f"{at}.text", d.get("text"), required=False),
+                _text(s, f"{at}.origin_note", d.get("origin_note"), required=False),
             )
         )
     s = src["anomalies"]

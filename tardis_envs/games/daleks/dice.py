@@ -15,7 +15,8 @@ Locked forbids card and Sonic face changes. Each card icon once per turn.
 Any Adventure window (ruling): after the first roll, after every re-roll by a Doctor
 of the adventure and after each Doctor's manipulation, every other Doctor, in turn
 order after the active one, may play its Any Adventure / Anytime cards on either pool;
-only Doctors holding a usable card are asked.
+every Doctor holding a card (or a usable Companion ability) is asked and may pass, so that
+being asked tells nothing about its hand (``rules.hidden_options``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...core.jit import njit, njit_alloc
 from ...core.rng import rng_shuffle
-from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_COUNTER, RNG_KEY, RUNNING, STATUS, copy_state
+from ...core.state import MAX_PLAYERS, RNG_KEY
 from .content import NUM_CARDS, NUM_DILEMMAS, NUM_LOCATIONS, T_NUM_PLAYERS
 from .layout import (
     CARD_PLACE,
@@ -15,18 +15,11 @@ from .layout import (
     DILEMMA_SEEN,
     LOCATION_PLACE,
     MAX_ZONES,
-    NUM_ACTIONS,
     PLACE_DECK,
     PLACE_DISCARD,
     ZONE_DILEMMA,
     ZONE_FACE_UP,
 )
-from .rules import legal_mask
-
-# Deals tried before giving up on finding the deciding Doctor a real choice (see
-# resample_hidden): a deal succeeds at least once in thirty, so all of them fail with
-# odds below (29/30) ** 1000, about 2e-15.
-MAX_DEALS = 1000
 
 
 @njit_alloc
@@ -111,15 +104,6 @@ def redeal_locations(state, tiles):
         state[LOCATION_PLACE + tiles[k]] = PLACE_DECK if k < in_deck else PLACE_DISCARD
 
 
-@njit
-def choices(state, tables, mask):
-    legal_mask(state, tables, mask)
-    count = 0
-    for a in range(NUM_ACTIONS):
-        count += mask[a]
-    return count
-
-
 @njit_alloc
 def resample_hidden(state, tables, player):
     """Rewrite in place, at random, everything seat ``player`` cannot see, keeping
@@ -150,17 +134,10 @@ def resample_hidden(state, tables, player):
     card by card), Time Anomalies (each one's state is shown), every console, the
     track, the dice, the adventure, obligations and the stage are public.
 
-    One condition beyond the observation: while another seat decides, the engine
-    stops only at decisions with at least two legal actions (it plays single ones
-    itself), so that seat facing a real choice is part of what ``player`` knows.
-    Its options may hang on its hand (an Any Adventure window is offered to a
-    Doctor holding a usable card, which is why it is asked at all), so a deal
-    that leaves it fewer than two legal actions (or fewer than the state had,
-    if that was one) is drawn again; accepted deals are uniform among those that
-    pass. A deal passes at least once in thirty (the deciding hand holds a card
-    that gives it a choice, from at most 30 unseen cards), so all ``MAX_DEALS``
-    failing has odds below 1e-14; should it happen, the hidden places are put
-    back as they were (a state that is certainly consistent).
+    Every deal is consistent with the play so far: which seat decides, and whether a
+    decision is asked at all, never depends on hidden cards (``rules.hidden_options``:
+    a Doctor holding a card is asked wherever some unseen card could give it an
+    option, and may then have a single legal action).
 
     What the result is consistent with: the seat's *current* observation, not its
     whole history. A seat with a memory may know more: the Locations in the
@@ -168,8 +145,7 @@ def resample_hidden(state, tables, player):
     deck's), the cards and Dilemmas reshuffled from a discard pile into a deck
     were seen there, a Transfer card given to another Doctor, TARDIS Tune-Up
     switched into another hand and any card the seat held and gave away are known
-    to be where they went, and a Doctor that was passed over in an Any Adventure
-    window held no usable card then. None of that is kept. The
+    to be where they went. None of that is kept. The
     generator is not treated as information: a resampled state is another deal
     under the same key, not the one that key would make; its counter advances by
     the draws taken.
@@ -177,21 +153,6 @@ def resample_hidden(state, tables, player):
     cards = np.empty(NUM_CARDS, dtype=np.int64)
     dilemmas = np.empty(NUM_DILEMMAS, dtype=np.int64)
     tiles = np.empty(NUM_LOCATIONS, dtype=np.int64)
-    if state[STATUS] != RUNNING or state[CURRENT_PLAYER] == player:
-        # nobody else is deciding: whatever the deal, the seat to move faces the same choice
-        redeal_timey_wimey(state, tables, player, cards)
-        redeal_dilemmas(state, dilemmas)
-        redeal_locations(state, tiles)
-        return
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    needed = min(choices(state, tables, mask), 2)
-    original = state.copy()
-    for _ in range(MAX_DEALS):
-        redeal_timey_wimey(state, tables, player, cards)
-        redeal_dilemmas(state, dilemmas)
-        redeal_locations(state, tiles)
-        if choices(state, tables, mask) >= needed:
-            return
-    counter = state[RNG_COUNTER]
-    copy_state(state, original)
-    state[RNG_COUNTER] = counter
+    redeal_timey_wimey(state, tables, player, cards)
+    redeal_dilemmas(state, dilemmas)
+    redeal_locations(state, tiles)

@@ -17,7 +17,7 @@ from ...core.jit import njit
 from ...core.rng import rng_below
 from ...core.state import RNG_KEY
 from .abilities import CTX_PREPARE, ab, activate, card_field, holds, sonic_cost, usable
-from .common import add_sonic, discard_card, equipment_slot_of, hand_size, remove_companion
+from .common import add_sonic, clear_adventure, discard_card, equipment_slot_of, hand_size, remove_companion
 from .content import (
     AB_COST,
     AB_EFFECT,
@@ -34,7 +34,6 @@ from .content import (
     K_TYPE,
     MAX_ABILITIES,
     NUM_CARDS,
-    NUM_COLOURS,
     NUM_COMPANIONS,
     OWN_CARD,
     T_DOCTORS,
@@ -54,24 +53,16 @@ from .layout import (
     ACTIVE,
     CARD_PLACE,
     COMPANION_PLACE,
-    DIE_COLOUR,
     DOCTOR,
     DRAWN,
     EQUIPMENT,
     EQUIPMENT_SLOTS,
-    FACE_CHANGED,
     GIVE_CARD,
-    HELP_MODE,
-    HELPER,
     LAST_TARDIS_DIE,
-    MAX_DICE,
     PLACE_DECK,
     PLACE_INSTALLED,
-    POOL,
     S_PREPARE,
     S_TRAVEL,
-    SEL_ABILITY,
-    SEL_MASK,
     SONIC,
     STAGE,
     USED,
@@ -91,15 +82,7 @@ def turn_start(state, tables):
     seat = state[ACTIVE]
     for r in range(MAX_ABILITIES):
         state[USED + r] = 0
-    state[HELPER] = -1
-    state[HELP_MODE] = 0
-    for c in range(2 * NUM_COLOURS):
-        state[POOL + c] = 0
-    for d in range(MAX_DICE):
-        state[DIE_COLOUR + d] = -1
-    state[FACE_CHANGED] = 0
-    state[SEL_ABILITY] = -1
-    state[SEL_MASK] = 0
+    clear_adventure(state)
     state[GIVE_CARD] = -1
     state[DRAWN] = -1
     state[DRAWN + 1] = -1

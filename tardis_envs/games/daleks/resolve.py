@@ -13,7 +13,8 @@ one more if the helper came; the Dilemma's Fail cost is paid by the Doctor (a ch
 two: only an option the Doctor can pay in full, unless none is) and by a helper who
 came; a helper from afar discards a Sonic token or a card.
 
-Finish: Locations other than Earth with neither a Doctor nor a Dalek marker are
+Finish: the adventure is over (nothing of it stays in the observation or ``describe``);
+Locations other than Earth with neither a Doctor nor a Dalek marker are
 discarded (Time Anomaly Locations stay until completed); empty Earth zones get a
 face-down Dilemma; the Doctor discards down to four Timey-Wimey cards; the next Doctor
 plays, or the Daleks after the last.
@@ -26,6 +27,7 @@ from ...core.state import RUNNING, STATUS
 from .anomalies import advance_task, apply_outcomes
 from .common import (
     challenge_met,
+    clear_adventure,
     clear_slot,
     companion_count,
     daleks_at_location,
@@ -252,6 +254,7 @@ def fail_apply(state, tables, action):
 @njit
 def finish(state, tables):
     seat = state[ACTIVE]
+    clear_adventure(state)
     for slot in range(1, MAX_SLOTS):
         if state[SLOT_KIND + slot] == 2 and not doctor_at(state, tables, slot) and daleks_at_location(state, slot) == 0:
             clear_slot(state, slot)

@@ -7,6 +7,12 @@ resolving, Finish, the Dalek turn) or a decision of one seat. ``step`` applies t
 decision (or answers the first queued obligation), then :func:`advance` runs automatic
 stages and skips every decision that has a single legal action (applying it) until a
 seat has a real choice or the game ends.
+
+Who decides next never depends on hidden information (ruling): a decision with a single
+legal action is still asked when a hidden hand could have given it more, i.e. when the
+deciding Doctor holds a Timey-Wimey card and a card the table cannot place (in the deck
+or in some hand) would give it an option there (:func:`hidden_options`). An Any
+Adventure window is offered to every Doctor holding a card, who may pass.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from ...core.jit import njit, njit_alloc, stack_empty
 from ...core.rewards import clear_rewards
 from ...core.rng import rng_shuffle
 from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS
+from .abilities import CTX_MANIP, CTX_POOL, CTX_PREPARE, ab, card_field, from_hand, sonic_cost, usable_if_held
 from .adventure import (
     answer_apply,
     answer_mask,
@@ -33,14 +40,22 @@ from .adventure import (
     recruit_draw,
     recruit_mask,
 )
-from .common import add_companion, draw_card, fill_zone, pop_obligation, truncate
+from .common import add_companion, clear_adventure, draw_card, fill_zone, hand_size, pop_obligation, truncate
 from .content import (
+    AB_EFFECT,
+    AB_GROUP,
+    AB_OWNER,
+    AB_TIMING,
     AN_ADVANCED,
     ANOMALY_FIELDS,
+    CT_EQUIPMENT,
     D_LINKED,
     DILEMMA_FIELDS,
     DL_ADVANCED,
     DOCTOR_FIELDS,
+    E_SWAP_RANDOM_CARD,
+    E_TRADE_EQUIPMENT,
+    K_TYPE,
     MAX_ABILITIES,
     NUM_ANOMALIES,
     NUM_CARDS,
@@ -54,8 +69,11 @@ from .content import (
     T_EARTH_SPACE,
     T_FIRST_GAME,
     T_MARKERS,
+    T_NUM_ABILITIES,
     T_NUM_PLAYERS,
     T_SEAT_DOCTOR,
+    TM_ANYTIME,
+    TM_PREPARE,
 )
 from .daleks import dalek_check, dalek_turn
 from .dice import manipulate_apply, manipulate_mask, roll, select_apply, select_mask, window_apply, window_mask
@@ -92,6 +110,7 @@ from .layout import (
     OBL_COUNT,
     PART_TIME,
     PLACE_DECK,
+    PLACE_INSTALLED,
     PLACE_REMOVED,
     RECRUIT_PENDING,
     ROUND,
@@ -120,7 +139,6 @@ from .layout import (
     S_TRAVEL_KEEP,
     S_TURN_START,
     S_WINDOW,
-    SEL_ABILITY,
     SEL_SEAT,
     SHIP,
     SLOT_EARTH,
@@ -140,7 +158,7 @@ from .layout import (
 )
 from .obligations import obligation_apply, obligation_mask, obligation_seat
 from .observe import observe  # noqa: F401 - part of the kernel contract
-from .prepare import prepare_apply, prepare_mask, turn_start
+from .prepare import free_equipment_slot, install_cost, prepare_apply, prepare_mask, turn_start
 from .resolve import end_turn, fail_apply, fail_mask, finish, give_apply, give_mask, resolve
 from .travel import choose_apply, choose_mask, keep_apply, keep_mask, travel_apply, travel_mask
 
@@ -163,6 +181,65 @@ def decider(state):
     if stage == S_FAIL_CHOICE:
         return state[FAIL_SEAT]
     return state[ACTIVE]
+
+
+@njit
+def unplaced(state, c):
+    """Timey-Wimey card ``c`` is where the table cannot see it: in the deck or in a hand."""
+    place = state[CARD_PLACE + c]
+    return place == PLACE_DECK or 0 <= place < MAX_PLAYERS
+
+
+@njit
+def hidden_options(state, tables, seat):
+    """Whether some deal of the hidden cards consistent with what every seat sees gives
+    ``seat`` an option from its hand at the current decision (then the decision is asked
+    even when the real hand gives it one option). Reads only public facts: ``seat``'s
+    hand size, the set of unplaced cards, consoles, Sonic and the adventure."""
+    if hand_size(state, seat) == 0:
+        return False
+    stage = state[STAGE]
+    if stage == S_WINDOW:
+        return True  # ruling: every Doctor holding a card is offered the window
+    if stage == S_PREPARE:
+        ctx, pool = CTX_PREPARE, -1
+        if free_equipment_slot(state, seat) >= 0:
+            for c in range(NUM_CARDS):
+                if (
+                    unplaced(state, c)
+                    and card_field(tables, c, K_TYPE) == CT_EQUIPMENT
+                    and state[SONIC + seat] >= install_cost(state, tables, seat, c)
+                ):
+                    return True
+    elif stage == S_POOL:
+        ctx, pool = CTX_POOL, state[BUILDER]
+    elif stage == S_MANIPULATE:
+        ctx, pool = CTX_MANIP, state[MANIPULATOR]
+    else:
+        return False
+    n = tables[T_NUM_PLAYERS]
+    for r in range(tables[T_NUM_ABILITIES]):
+        if not from_hand(tables, r) or not unplaced(state, ab(tables, r, AB_OWNER)):
+            continue
+        effect = ab(tables, r, AB_EFFECT)
+        if effect == E_TRADE_EQUIPMENT or effect == E_SWAP_RANDOM_CARD:  # Prepare only: its target must exist
+            timing = ab(tables, r, AB_TIMING)
+            if ctx != CTX_PREPARE or (timing != TM_PREPARE and timing != TM_ANYTIME):
+                continue
+            if state[USED + ab(tables, r, AB_GROUP)] or state[SONIC + seat] < sonic_cost(tables, r):
+                continue
+            for other in range(n):
+                if other == seat:
+                    continue
+                if effect == E_SWAP_RANDOM_CARD and hand_size(state, other) > 0:
+                    return True
+                if effect == E_TRADE_EQUIPMENT:
+                    for c in range(NUM_CARDS):
+                        if state[CARD_PLACE + c] == PLACE_INSTALLED + other:
+                            return True
+        elif usable_if_held(state, tables, seat, r, ctx, pool):
+            return True
+    return False
 
 
 @njit
@@ -305,7 +382,7 @@ def advance(state, tables, scratch):
                 state[STALLED] = 1
                 truncate(state)
                 return
-        if count > 1:
+        if count > 1 or (count == 1 and state[OBL_COUNT] == 0 and hidden_options(state, tables, state[CURRENT_PLAYER])):
             return
         apply(state, tables, only)
     state[STALLED] = 1
@@ -372,8 +449,7 @@ def init(state, tables):
     for _ in range(2):
         for p in range(n):
             draw_card(state, tables, p)
-    state[HELPER] = -1
-    state[SEL_ABILITY] = -1
+    clear_adventure(state)
     state[GIVE_CARD] = -1
     state[DRAWN] = -1
     state[DRAWN + 1] = -1

@@ -23,6 +23,7 @@ from .anomalies import travel_tax_active
 from .common import (
     arrive,
     can_pay_tax,
+    clear_adventure,
     draw_card,
     draw_location,
     location_available,
@@ -31,7 +32,7 @@ from .common import (
     set_challenge,
     zone_open,
 )
-from .content import D_FIRST_TRAVEL, DOCTOR_FIELDS, NUM_COLOURS, T_DOCTORS, T_TARDIS_FACES
+from .content import D_FIRST_TRAVEL, DOCTOR_FIELDS, T_DOCTORS, T_TARDIS_FACES
 from .layout import (
     A_DONE,
     A_DRAW_TWO,
@@ -45,20 +46,14 @@ from .layout import (
     ADV_ZONE,
     AT_SLOT,
     AT_ZONE,
-    DIE_COLOUR,
     DOCTOR,
     DRAWN,
-    FACE_CHANGED,
-    HELP_MODE,
-    HELPER,
     LAST_CHALLENGE_ZONE,
     LAST_TARDIS_DIE,
     LOCATION_PLACE,
-    MAX_DICE,
     MAX_SLOTS,
     OB_TAX,
     PLACE_DISCARD,
-    POOL,
     S_FINISH,
     S_RECRUIT,
     S_TRAVEL_CHOOSE,
@@ -76,17 +71,11 @@ def start_adventure(state, tables):
     seat = state[ACTIVE]
     slot = state[AT_SLOT + seat]
     z = state[AT_ZONE + seat]
+    clear_adventure(state)
     state[ADV_SLOT] = slot
     state[ADV_ZONE] = z
     state[LAST_CHALLENGE_ZONE] = slot * ZONES_PER_SLOT + z
     set_challenge(state, tables, slot, z)
-    state[HELPER] = -1
-    state[HELP_MODE] = 0
-    for c in range(2 * NUM_COLOURS):
-        state[POOL + c] = 0
-    for d in range(MAX_DICE):
-        state[DIE_COLOUR + d] = -1
-    state[FACE_CHANGED] = 0
     state[STAGE] = S_RECRUIT
 
 
