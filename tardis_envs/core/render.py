@@ -60,8 +60,20 @@ _GLYPHS = {
     ".": "...|...|...|...|.#.",
     "?": "###|..#|.##|...|.#.",
     "*": "#.#|.#.|###|.#.|#.#",
+    "'": ".#.|.#.|...|...|...",
+    '"': "#.#|#.#|...|...|...",
+    ",": "...|...|...|.#.|#..",
+    "!": ".#.|.#.|.#.|...|.#.",
+    "(": ".#.|#..|#..|#..|.#.",
+    ")": ".#.|..#|..#|..#|.#.",
+    "%": "#.#|..#|.#.|#..|#.#",
+    "&": ".#.|#.#|.#.|#.#|.##",
+    "=": "...|###|...|###|...",
 }
+# typographic marks drawn as their plain forms (content text uses curly apostrophes)
+_SAME_AS = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
 _FONT = {ch: np.array([[c == "#" for c in row] for row in g.split("|")], dtype=bool) for ch, g in _GLYPHS.items()}
+_FONT.update({ch: _FONT[plain] for ch, plain in _SAME_AS.items()})
 
 
 class Canvas:
@@ -95,7 +107,8 @@ class Canvas:
         self.array[inside] = color
 
     def text(self, top: int, left: int, text: str, color: Color, scale: int = 2) -> int:
-        """Draw ``text`` (unknown characters as '?'); returns the x after it."""
+        """Draw ``text`` in capitals, digits and common punctuation (other characters as
+        '?'); returns the x after it."""
         x = left
         for ch in text:
             glyph = _FONT.get(ch, _FONT.get(ch.upper(), _FONT["?"]))

@@ -12,6 +12,17 @@ TARDIS_BLUE = (20, 60, 160)
 PIECE_RGB = ((250, 250, 250), (20, 20, 20))
 DOCTOR_RGB = (200, 60, 40)
 
+PLAY_HELP = """\
+Board: upper case White, lower case Black (K king, Q queen, R rook, B bishop, N knight, P pawn);
+C Dr. Who, D the TARDIS. Actions in UCI: e2e4 moves the piece on e2 to e4, e7e8n promotes to a knight,
+e1g1 castles. A move to or from the TARDIS square enters or leaves it.
+  Cd4e5   step Dr. Who from d4 to e5 (either player may move him)
+  Dd4e5   move the TARDIS from d4 to e5
+  D<3 D>3 time travel 3 plies backward / forward (Dr. Who and one of your pieces inside)
+  Ee5     put the piece you kick out of the TARDIS on e5
+  end     end the turn without the optional TARDIS move or time travel
+SAN (Nf3, O-O) is understood too."""
+
 
 def render_ansi(game, state: np.ndarray) -> str:
     """The board with rank 8 on top: FEN letters (upper case White), ``C`` Dr.

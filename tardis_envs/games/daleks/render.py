@@ -15,6 +15,64 @@ SHIP = (200, 40, 40)
 TEXT = (225, 225, 225)
 DIM = (140, 140, 150)
 
+# the rulebook's names and effects of an adventure's conditions (describe() gives identifiers)
+CONDITION_WORDS = {
+    "fixed_point": "Fixed Point: no re-rolls by cards or Sonic (discarding a Black die still re-rolls)",
+    "time_locked": "Time Locked: no changing die facings by cards or Sonic",
+    "time_breach": "Time Breach: a Dice Pool of at most seven dice",
+}
+HELP_WORDS = {"from afar": "helps from afar", "at the location": "helps at the Location"}
+
+PLAY_HELP = """\
+You are one Doctor; the other seats are your team-mates. A turn: prepare (install or uninstall
+Equipment, dismiss Companions), travel (to a Time Zone of a Location in play, by the TARDIS die or
+a new Location), recruit a Companion, call a team-mate for help, then the adventure: roll your
+Dice Pool to match every symbol of the Challenge (the Dilemma's symbols added to the zone's).
+  end prepare / stop / pass / no help       go on to the next step of the turn
+  travel to <zone>                          fly the TARDIS there
+  roll the tardis die / draw a location     find a new Location instead
+  call <seat> for help                      a team-mate adds its dice (from afar or at the Location)
+  re-roll <die> for N sonic                 re-roll one die, paying Sonic Charge tokens
+  turn <die> to <symbol> for N sonic        change one die's facing
+  discard black die N to re-roll the rest   the Black die's own re-roll
+  play <card> / use <doctor or companion>   a card or character ability, as its text says
+  fail cost N                               which Fail cost to pay after a failed adventure
+A failed adventure (the dice do not show every Challenge symbol) adds a Dalek marker at the
+Location, dismisses Part-Time Companions and costs the Dilemma's Fail cost."""
+
+
+def symbol_counts(symbols: list[str]) -> str:
+    """``cunning x2, science``: symbols with their counts, in first-seen order."""
+    counts: dict[str, int] = {}
+    for symbol in symbols:
+        counts[symbol] = counts.get(symbol, 0) + 1
+    return ", ".join(f"{s} x{n}" if n > 1 else s for s, n in counts.items())
+
+
+def challenge_words(challenge: list[str], dice: list[dict]) -> str:
+    """Which symbols of the Challenge the dice on the table meet (one die each) and which
+    they still miss: an adventure succeeds when nothing is missing."""
+    faces = [die["face"] for die in dice]
+    met, missing = [], []
+    for symbol in challenge:
+        if symbol in faces:
+            faces.remove(symbol)
+            met.append(symbol)
+        else:
+            missing.append(symbol)
+    return f"the dice meet {symbol_counts(met) or 'nothing'}; missing {symbol_counts(missing) or 'nothing (met)'}"
+
+
+def seat_lines(game, state: np.ndarray, seat: int) -> list[str]:
+    """What only ``seat`` sees: its hand with each card's text (the table shows the other
+    Doctors' hand sizes only)."""
+    name = game.seat_name(seat)
+    hand = game.describe(state)["doctors"][name]["hand"]
+    texts = {card.name: card.text for card in game.content.cards}
+    if not hand:
+        return [f"Your hand ({name}): no cards"]
+    return [f"Your hand ({name}):"] + [f"  {card}: {texts.get(card, '')}" for card in hand]
+
 
 def render_ansi(game, state: np.ndarray) -> str:
     info = game.describe(state)
@@ -55,18 +113,28 @@ def render_ansi(game, state: np.ndarray) -> str:
         )
     adv = info["adventure"]
     if adv:
+        pooled = adv["dice"] or any(n for pool in adv["pools_before_roll"].values() for n in pool.values())
+        helping = HELP_WORDS.get(adv["help"])
         lines.append(
             f"Adventure at {adv['zone']}: challenge {' '.join(adv['challenge'])}"
-            + (f" ({', '.join(adv['conditions'])})" if adv["conditions"] else "")
-            + (f"; helped {adv['help']} by {adv['helper']}" if adv["helper"] else "")
-            + f"; odds {100 * adv['odds']:.0f}%"
+            + (f"; {adv['helper']} {helping}" if adv["helper"] and helping else "")
+            + (f"; odds {100 * adv['odds']:.0f}%" if pooled else "")
         )
+        for condition in adv["conditions"]:
+            lines.append(f"  {CONDITION_WORDS.get(condition, condition)}")
         if adv["dice"]:
-            lines.append("  dice: " + "  ".join(f"{x['die']}:{x['colour']}={x['face']}{'*' if x['chosen'] else ''}" for x in adv["dice"]))
+            lines.append(
+                "  dice (number:colour=face, * chosen for the ability in use): "
+                + "  ".join(f"{x['die']}:{x['colour']}={x['face']}{'*' if x['chosen'] else ''}" for x in adv["dice"])
+            )
+            lines.append("  " + challenge_words(adv["challenge"], adv["dice"]))
     last = info["last"]
     if last["adventure"]:
+        result = last["adventure"]["result"]
+        if result == "failure":
+            result = "failed (its dice did not show every symbol of the Challenge)"
         lines.append(
-            f"Last adventure: {last['adventure']['seat']} {last['adventure']['result']}"
+            f"Last adventure: {last['adventure']['seat']} {result}"
             + (f"; last anomaly: {last['anomaly_drawn']}" if last["anomaly_drawn"] else "")
         )
     if info["status"] != "running":

@@ -8,26 +8,62 @@ from ...core.render import Canvas, ending_line
 
 SEAT_COLOR = ((214, 64, 56), (70, 140, 235))
 
+PLAY_HELP = """\
+Each exchange both combatants choose at once; the first's choice stays hidden until the second
+has chosen. A choice reads "attack with A, defend with P, fight to C, CARD[, edge]":
+  attack with dynamism / memory     the active Aspect your attack scores with
+  defend with stasis / foresight    the passive Aspect your defence scores with
+  fight to restrain / subdue / wound / kill    the defeat you fight for (the threat allows two)
+  no card                           no Time Card this exchange
+  draw a time card                  its levels (-2..+2) add to both Aspects you use
+  acquired card N upright/reversed  your once-per-fight Acquired card N: its modifier as printed
+                                    (upright) or negated (reversed)
+  edge                              spend your Edge: it wins an exchange whose scores are equal
+In climactic combat an attack above the defence inflicts injuries equal to the margin."""
+
+
+LEGEND = (
+    "Legend: an Aspect reads base->effective where modifiers change it (scores use the effective level, "
+    "the injury thresholds the base Stasis); injuries [#] up to | out of action, up to ] killed"
+)
+
+
+def aspect_words(combatant: dict) -> str:
+    """The four Aspects in words: ``dynamism 8->6`` where modifiers change the base level."""
+    parts = []
+    for aspect, base in combatant["aspects"].items():
+        effective = combatant["effective_aspects"][aspect]
+        parts.append(f"{aspect} {base}" if effective == base else f"{aspect} {base}->{effective}")
+    return ", ".join(parts)
+
+
+def injury_bar(injuries: int, out_of_action_at: int, killed_at: int) -> str:
+    """``[#######|##..]``: one cell per injury up to death, ``|`` after the injury that puts
+    the combatant out of action; injuries beyond death fill the bar and no more."""
+    cells = ["#" if k < injuries else "." for k in range(killed_at)]
+    return "[" + "".join(cells[:out_of_action_at]) + "|" + "".join(cells[out_of_action_at:]) + "]"
+
 
 def render_ansi(game, state: np.ndarray) -> str:
-    """Both combatants (Aspects, injuries against their thresholds, Edges,
-    Acquired cards), the scene and Flux card, and the last exchange in words."""
+    """Both combatants (Aspects base->effective, injuries against their thresholds,
+    Edges, Acquired cards), the scene and Flux card, and the last exchange in words."""
     info = game.describe(state)
     lines = [
         f"Ghosts of Gallifrey duel - {info['mode']} combat, threat {info['threat']}, exchange {info['exchange']}",
         f"Scene: {info['scene']}; Flux card: {info['flux_card']}; Time Deck: {info['deck']['cards_left']} cards left",
     ]
     for seat, c in info["combatants"].items():
-        aspects = " ".join(f"{a[:3].capitalize()} {v}({c['effective_aspects'][a]})" for a, v in c["aspects"].items())
-        bar = "#" * c["injuries"] + "." * max(c["out_of_action_at"] - c["injuries"], 0)
         acquired = ", ".join(c["acquired_cards"]) or "none"
-        lines.append(f"{seat:>6}: {c['name']} ({c['kind']}): {aspects}")
+        defeat = "not defeated" if c["defeat"] == "none" else c["defeat"]
+        lines.append(f"{seat:>6}: {c['name']} ({c['kind']}): {aspect_words(c)}")
         lines.append(
-            f"        injuries [{bar}] {c['injuries']}/{c['out_of_action_at']} (killed at {c['killed_at']}); "
-            f"Edges {c['edges_left']}; acquired {acquired}{' (used)' if c['acquired_used'] else ''}; {c['defeat']}"
+            f"        injuries {injury_bar(c['injuries'], c['out_of_action_at'], c['killed_at'])} {c['injuries']} "
+            f"(out of action at {c['out_of_action_at']}, killed at {c['killed_at']}); "
+            f"Edges left {c['edges_left']}; Acquired card {acquired}{' (used)' if c['acquired_used'] else ''}; {defeat}"
         )
     if info["last_exchange"]:
         lines.append("Last exchange: " + info["last_exchange"]["narration"])
+    lines.append(LEGEND)
     if info["status"] != "running":
         lines.append(ending_line(info, f"Fight over: {info['status']}, winner {info['winner'] or 'none'}"))
     else:

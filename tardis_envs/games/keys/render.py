@@ -11,6 +11,33 @@ KIND_LETTER = {"plain": "", "dalek": "Dk", "key_tile": "K", "extra_turn": "X", "
 COLOUR_RGB = {"red": (200, 60, 60), "blue": (60, 110, 210), "green": (60, 160, 80), "yellow": (220, 190, 50), None: (235, 140, 40)}
 PAWN_RGB = ((250, 250, 250), (40, 220, 220), (190, 80, 230), (150, 255, 80))  # south, west, north, east
 
+PLAY_HELP = """\
+A turn: you draw a card, play one card (or discard one), then may move your pawn one step.
+Reach the far edge row of the grid to win.
+  play red/blue/green/yellow key: open X / close X   toggle the door on X (a key of its colour)
+  play sonic screwdriver: open X / close X            toggle any door
+  play sonic screwdriver: remove barrier X            take the Time Barrier off X
+  play time barrier on X       block X: nobody enters it, and it cannot be opened or closed
+  play time tunnel X-Y         link two diagonal neighbours for the rest of the game
+  play jam cookie on X         open the revealed Dalek door on X for good
+  play pandorica on P          trap player P's pawn for its next two turns
+  play cyberman assault: push P D    push player P's pawn one step in direction D
+  discard <card>               give up a card instead of playing it
+  key tile: open X / close X / decline    a Key tile's bonus: toggle one other door of any colour
+  enter X / move D / leave the grid / stay    your pawn's optional step after the card
+Closed doors show only their colour; a door's kind shows once it has been opened."""
+
+
+def hand_words(hand: dict[str, int]) -> str:
+    """A hand by card (``describe()["players"][seat]["hand"]``) in words."""
+    return ", ".join(f"{n} x {card}" if n > 1 else card for card, n in hand.items() if n) or "no cards"
+
+
+def seat_lines(game, state: np.ndarray, seat: int) -> list[str]:
+    """What only ``seat`` sees: its own hand (the board shows every other hand's size only)."""
+    name = game.agent_names[seat]
+    return [f"Your hand ({name}): {hand_words(game.describe(state)['players'][name]['hand'])}"]
+
 
 LEGEND = (
     "Legend: R/B/G/Y door colour (* the Control Tile), # closed, . open; kind ? hidden, Dk Dalek door, "

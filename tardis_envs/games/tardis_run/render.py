@@ -11,6 +11,22 @@ from .rules import BLACK_PADDLE_OWNER, DOCTORS, MONSTERS, T_SHORTCUT, T_TELEPORT
 PIECE_LETTER = {MONSTERS: "M", DOCTORS: "D"}
 PIECE_COLOR = {MONSTERS: (214, 64, 56), DOCTORS: (70, 140, 235)}
 
+LEGEND = "Legend: >n a shortcut arrow to square n, Tn a teleport to square n; M Monster, D Doctor"
+
+PLAY_HELP = """\
+Each turn you pick a piece; the paddles are dropped and that piece moves by the seals they show.
+  move piece N          move your piece N: pieces are numbered from your most advanced (1) back;
+                        a piece at home enters the track at your entry square
+  ... with black paddle roll the black paddle too (once you hold it): "1 seal" adds one, "2x"
+                        doubles the white seals; zero seals while you hold it sends the piece home
+  roll                  drop the paddles with no piece to move (all your pieces have escaped;
+                        zero seals wins you the black paddle and the game)
+  take extra move       your move ended on a shortcut arrow (>n) or a teleport (Tn): follow it to n
+  decline extra move    stay on the square your move ended on
+Zero seals without the black paddle claims it (nothing moves). Landing on one opposing piece
+sends it home; a square holds at most two pieces. Escape with all four pieces while you hold
+the black paddle to win."""
+
 
 def _occupants(game, state) -> dict[int, list[int]]:
     occupants: dict[int, list[int]] = {}
@@ -37,15 +53,17 @@ def roll_words(last: dict | None) -> str | None:
     if last["captures"]:
         text += ", captured"
     if last["extra_move"]:
-        text += f"; extra move {last['extra_move']}"
+        to = f" to {last['extra_move_to']}" if last["extra_move"] == "taken" and last.get("extra_move_to") else ""
+        text += f"; extra move (shortcut arrow or teleport) {last['extra_move']}{to}"
     return text
 
 
 def render_ansi(game, state: np.ndarray) -> str:
     """Rows of the snaking track, first row at the bottom (the Doctors' side).
 
-    Each cell shows its square number, ``>n`` for an arrow to square n, ``Tn``
-    for a teleport to square n, and the pieces on it (M Monster, D Doctor).
+    Each cell shows its square number, ``>n`` for a shortcut arrow to square n,
+    ``Tn`` for a teleport to square n, and the pieces on it (M Monster, D
+    Doctor); a legend line says so under the board.
     """
     info = game.describe(state)
     board = game.board
@@ -78,7 +96,12 @@ def render_ansi(game, state: np.ndarray) -> str:
         lines.append("Last roll: " + last)
     if info["pending_extra_move"]:
         pend = info["pending_extra_move"]
-        lines.append(f"{info['current_player']} may take the {pend['kind']} from {pend['square']} to {pend['target']}")
+        way = "follow the shortcut arrow" if pend["kind"] == "shortcut" else "take the teleport"
+        lines.append(
+            f"{info['current_player']} may {way} from {pend['square']} to {pend['target']} "
+            f"(take extra move) or stay on {pend['square']} (decline extra move)"
+        )
+    lines.append(LEGEND)
     if info["status"] != "running":
         lines.append(ending_line(info, f"Game over: {info['status']}, winner {info['winner'] or 'none'}"))
     elif info["current_player"]:
