@@ -11,6 +11,15 @@ from .heuristics import HEURISTIC_MODULES, HeuristicAgent
 from .random_agent import RandomAgent
 
 AGENT_KINDS = {"random": RandomAgent, "heuristic": HeuristicAgent}
+# every form make_agent accepts, as the unknown-agent error lists them
+AGENT_SPECS = (
+    *AGENT_KINDS,
+    "heuristic:<preset>",
+    "ppo:<checkpoint.zip>",
+    "ppo:baseline",
+    "rllib:<checkpoint folder>",
+    *(f"{kind}:<simulations>[:c=<UCT constant>][:rollout=<max playout steps>][:playout=random|heuristic]" for kind in ("mcts", "ismcts")),
+)
 
 
 def make_agent(spec: str, game, seed: int | None = None) -> Agent:
@@ -43,11 +52,8 @@ def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     if kind.startswith("heuristic:"):
         return HeuristicAgent(game, seed=seed, preset=kind.split(":", 1)[1])
     if kind not in AGENT_KINDS:
-        raise ValueError(
-            f"unknown agent {spec!r}; known agents: {', '.join(AGENT_KINDS)}, heuristic:<preset>, ppo:<checkpoint.zip>, "
-            "rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations>"
-        )
+        raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_SPECS)}")
     return AGENT_KINDS[kind](game, seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "make_agent", "AGENT_KINDS", "HEURISTIC_MODULES", "uniform_legal"]
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "make_agent", "AGENT_KINDS", "AGENT_SPECS", "HEURISTIC_MODULES", "uniform_legal"]

@@ -20,6 +20,8 @@ from .core.options import load_config
 from .outputs import check_writable, unused_path, write_with_fallback
 
 DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
+# argparse prints the description as it is: plain text, none of the docstring's markup
+DESCRIPTION = "The tardis-envs command line: list the games, train and evaluate agents, play in the terminal, bench and perft."
 
 
 def default_config_path(env_id: str) -> Path | None:
@@ -107,6 +109,20 @@ def _save_eval(args: argparse.Namespace, out: Path, payload: dict, texts: dict[s
     if args.json:
         saved.append(write_with_fallback(Path(args.json), lambda p: p.write_text(data)))
     print("saved: " + ", ".join(str(p) for p in saved), flush=True)
+
+
+def _distinct(names: list[str]) -> list[str]:
+    """The agents' names, a repeated one numbered (``random``, ``random#2``): one record each."""
+    used: set[str] = set()
+    distinct = []
+    for name in names:
+        base, k, candidate = name.split("#")[0], 1, name
+        while candidate in used:
+            k += 1
+            candidate = f"{base}#{k}"
+        used.add(candidate)
+        distinct.append(candidate)
+    return distinct
 
 
 def _json_safe(value: Any) -> Any:
@@ -207,6 +223,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if players > 2:
         # one seat for the first agent, the others for copies of the second
         names = [names[0]] + [f"{names[1]}#{k}" if k > 1 else names[1] for k in range(1, players)]
+    names = _distinct(names)  # random,random: two agents with a record each
     if games % players:
         raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
     agents = [make_agent(name.split("#")[0], game, seed=seed + k) for k, name in enumerate(names)]
@@ -463,13 +480,57 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+# Seconds the first ``play`` of a game takes to compile its kernels and the heuristic's
+# (an empty numba cache, 2 cores): NUMBA_CACHE_DIR=$(mktemp -d) tardis-envs play <env_id>,
+# timed to the first prompt. Every later run loads them from the cache in about a second.
+PLAY_FIRST_RUN_SECONDS = {
+    "tardis_run_v0": 15,
+    "keys_to_the_tardis_v0": 40,
+    "timelord_chess_v1": 60,
+    "gallifrey_duel_v1": 25,
+    "time_of_the_daleks_v2": 90,
+}
+
+PLAY_COMMANDS = "type the number on the left of an action (or its words); '?' or 'help' explains the actions; 'q' quits"
+
+
+def _render_module(game: Any) -> Any:
+    """The game's drawing module (``tardis_envs.games.<game>.render``): its ``PLAY_HELP``
+    and, in games with hidden hands, ``seat_lines`` (what only one seat sees)."""
+    import importlib
+
+    return importlib.import_module(type(game).__module__.rpartition(".")[0] + ".render")
+
+
+def _play_options(args: argparse.Namespace) -> dict:
+    options = dict(_config(args.env_id, args.config)["options"])
+    if args.num_players is not None:
+        spec = env_module(args.env_id).SPEC
+        if not spec.min_players <= args.num_players <= spec.max_players:
+            allowed = f"{spec.min_players}" if spec.min_players == spec.max_players else f"{spec.min_players}-{spec.max_players}"
+            raise ValueError(f"--num-players {args.num_players}: {args.env_id} is for {allowed} players")
+        if spec.min_players != spec.max_players:
+            options["num_players"] = args.num_players
+    return options
+
+
+def _say_if_compiling(env_id: str) -> None:
+    from .core.jit import kernels_cached
+
+    if not kernels_cached(sys.modules[env_module(env_id).Game.__module__].__file__):
+        seconds = PLAY_FIRST_RUN_SECONDS.get(env_id)
+        about = f" (about {seconds} s on 2 cores)" if seconds else ""
+        print(f"compiling {env_id}'s kernels, first run only{about}; later runs start in a second ...", file=sys.stderr, flush=True)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """Play in the terminal against an agent: type an action number or its name."""
     from agents import make_agent
 
     check_env_id(args.env_id)
-    config = _config(args.env_id, args.config)
-    env = env_module(args.env_id).env(render_mode="ansi", illegal_action="raise", **config["options"])
+    options = _play_options(args)
+    _say_if_compiling(args.env_id)
+    env = env_module(args.env_id).env(render_mode="ansi", illegal_action="raise", **options)
     env.reset(seed=args.seed)
     raw = env.unwrapped
     seats = len(raw.possible_agents)
@@ -480,8 +541,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     opponent = make_agent(args.opponent, raw.game, seed=args.seed)
     human = raw.possible_agents[args.seat]
+    drawing = _render_module(raw.game)
     hidden = raw.game.spec.simultaneous  # a committed choice stays hidden until both have chosen
-    print(f"You play {human}. Type an action number or its words; 'q' quits.")
+    others = "your team-mates" if raw.game.spec.cooperative else ("your opponent" if seats == 2 else "your opponents")
+    print(f"You play {human} (seat {args.seat}); {args.opponent} plays {others}. To act, {PLAY_COMMANDS}.")
     final = {}
     for agent in env.agent_iter():
         _, reward, terminated, truncated, _ = env.last()
@@ -495,7 +558,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             env.step(action)
             continue
         print(env.render())
+        if hasattr(drawing, "seat_lines"):  # the human's own hand: the board shows every hand's size only
+            print("\n".join(drawing.seat_lines(raw.game, raw.get_state(), args.seat)))
         legal = raw.legal_actions()
+        print("Your actions (type the number on the left):")
         for a in legal:
             print(f"  {a:>3}: {raw.action_to_string(a)}")
         while True:
@@ -505,16 +571,20 @@ def cmd_play(args: argparse.Namespace) -> int:
                 return 0
             if text.lower() in ("q", "quit"):
                 return 0
+            if text.lower() in ("?", "h", "help"):
+                print(getattr(drawing, "PLAY_HELP", "The actions are listed above in the game's own words."))
+                print(f"To act, {PLAY_COMMANDS}.")
+                continue
             if not text:  # an empty line asks again, without an error
-                print("  type an action: its number or its notation from the list above (q quits)")
+                print(f"  {PLAY_COMMANDS}")
                 continue
             try:
                 action = int(text) if text.isdigit() else raw.string_to_action(text)
                 if action not in legal:
-                    raise ValueError(f"{text!r} is not legal now")
+                    raise ValueError(f"{text!r} is not one of the actions listed above")
                 break
             except ValueError as exc:
-                print(f"  {exc}")
+                print(f"  {exc} (type a number from the list; '?' explains the actions)")
         before = raw.get_state()
         env.step(action)
         chance = raw.game.chance_words(raw.get_state())
@@ -655,11 +725,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tardis-envs", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="tardis-envs", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"tardis_envs {__version__}")
     verbs = parser.add_subparsers(dest="verb", required=True)
 
-    p = verbs.add_parser("list", help="list the registered games")
+    p = verbs.add_parser(
+        "list", help="list the registered games", description="List every registered game: env id, name, players, status. No options."
+    )
     p.set_defaults(func=cmd_list)
 
     p = verbs.add_parser(
@@ -668,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate agents in seat-swapped games with fixed seeds; every result carries its number of games and "
         "a 95% Wilson interval. Two agents: one match (with 3-4 players the first agent takes one seat and copies of "
         "the second the others). Three or more agents: a round robin, every pair plays --games games; a win-rate "
-        "matrix, per-seat results and Bradley-Terry ratings. A cooperative game (time_of_the_daleks_v1): each agent "
+        "matrix, per-seat results and Bradley-Terry ratings. A cooperative game (time_of_the_daleks_v2): each agent "
         "in one seat beside --partner team-mates, its team's win rate. Every eval saves its results (results.json, "
         "results.md and CSV; a heat map for a round robin) in --out or a new timestamped folder. Ctrl-C stops it and "
         "saves the finished games, marked partial.",
@@ -701,7 +773,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier eval in --out (or the --json file)")
     p.add_argument(
         "--partner",
-        help="cooperative games only (time_of_the_daleks_v1): the agent in the other seats (default heuristic); refused in competitive games",
+        help="cooperative games only (time_of_the_daleks_v2): the agent in the other seats (default heuristic); refused in competitive games",
     )
     p.set_defaults(func=cmd_eval)
 
@@ -762,16 +834,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-learners", type=int, default=0, help="rllib: learner workers (default 0: learn in the driver)")
     p.set_defaults(func=cmd_train)
 
-    p = verbs.add_parser("play", help="play against an agent in the terminal")
-    p.add_argument("env_id")
+    p = verbs.add_parser(
+        "play",
+        help="play against an agent in the terminal",
+        description="Play one game in the terminal: the board is drawn before each of your turns with your own hand "
+        f"(never another seat's); {PLAY_COMMANDS}.",
+    )
+    p.add_argument("env_id", help="the game, e.g. tardis_run_v0 (tardis-envs list shows them all)")
     p.add_argument(
         "--opponent",
         default="heuristic",
-        help="the agent in every other seat (random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>, ppo:baseline, rllib:<checkpoint folder>, ismcts:<simulations>; default heuristic)",
+        help="the agent in every other seat: random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>, ppo:baseline, "
+        "rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations> (default heuristic)",
     )
     p.add_argument("--seat", type=int, default=1, help="your seat, 0 moves first (default 1)")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--config")
+    p.add_argument("--num-players", type=int, help="players at the table, for games of 1-4 or 2-4 players (default from the config)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the game's dice and shuffles (default: a new game each run)")
+    p.add_argument("--config", help="YAML config with the game's rule options (default configs/<env_id>.yaml if present)")
     p.set_defaults(func=cmd_play)
 
     p = verbs.add_parser(

@@ -50,7 +50,7 @@ def test_play_hides_the_first_seats_committed_choice_in_the_duel():
 
 def test_play_asks_again_on_an_empty_line():
     out = run("play", "gallifrey_duel_v1", "--seat", "0", "--seed", "0", stdin="\n\nq\n")
-    assert out.stdout.count("type an action: its number or its notation") == 2
+    assert out.stdout.count("  type the number on the left of an action (or its words)") == 2
     assert "unknown action" not in out.stdout and "Traceback" not in out.stderr
 
 
@@ -97,3 +97,31 @@ def test_keys_board_has_a_legend():
     env = tardis_envs.make("keys_to_the_tardis_v0", render_mode="ansi")
     env.reset(seed=0)
     assert "Legend: R/B/G/Y door colour" in env.render()
+
+
+def test_help_is_plain_text_and_play_options_say_their_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert "``" not in top and ":class:" not in top and "The tardis-envs command line" in top
+    from tardis_envs.cli import build_parser
+
+    verbs = next(a for a in build_parser()._actions if a.dest == "verb").choices
+    for verb in ("play", "list"):
+        assert verbs[verb].description, verb
+        for action in verbs[verb]._actions:
+            if action.option_strings and action.dest != "help":
+                assert action.help and "default" in action.help, (verb, action.dest)
+
+
+def test_unknown_agent_lists_every_accepted_spec_form():
+    import tardis_envs
+    from agents import make_agent
+
+    game = tardis_envs.make("tardis_run_v0").unwrapped.game
+    with pytest.raises(ValueError) as err:
+        make_agent("nonsense", game)
+    text = str(err.value)
+    for form in ("random", "heuristic", "heuristic:<preset>", "ppo:<checkpoint.zip>", "ppo:baseline", "rllib:<checkpoint folder>"):
+        assert form in text
+    assert "mcts:<simulations>[:c=" in text and "ismcts:<simulations>" in text and ":playout=random|heuristic" in text

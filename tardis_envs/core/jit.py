@@ -102,6 +102,22 @@ def _use_kernel_cache_dir() -> None:
 
 _use_kernel_cache_dir()
 
+
+def kernels_cached(module_file: str | Path) -> bool:
+    """Whether numba's cache holds compiled kernels of the folder of ``module_file`` (a
+    game's package): False on a first run, and after any edit of a kernel source (a new
+    digest starts a clean cache), when the first call compiles for tens of seconds. Looks
+    where numba's locator puts them: ``<folder name>_<sha1 of the folder path>`` under
+    ``CACHE_DIR``, or the folder's ``__pycache__`` when no cache folder is set."""
+    folder = os.path.dirname(os.path.abspath(module_file))
+    if numba.config.CACHE_DIR:
+        digest = hashlib.sha1(folder.encode()).hexdigest()
+        where = Path(numba.config.CACHE_DIR) / f"{os.path.basename(folder)}_{digest}"
+    else:
+        where = Path(folder) / "__pycache__"
+    return any(where.glob("*.nbi"))
+
+
 njit = numba.njit(cache=True, nogil=True, _nrt=False)
 njit_alloc = numba.njit(cache=True, nogil=True, _nrt=True)
 njit_parallel = numba.njit(cache=True, nogil=True, parallel=True, _nrt=False)
@@ -145,6 +161,7 @@ def stack_empty(typingctx, size, dtype):
 
 
 __all__ = [
+    "kernels_cached",
     "njit",
     "njit_alloc",
     "njit_inline",
