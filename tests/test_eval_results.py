@@ -166,7 +166,7 @@ def test_round_robin_labels_shorten_checkpoint_paths():
 @pytest.mark.slow
 def test_a_cooperative_eval_saves_its_results(tmp_path):
     out = tmp_path / "team"
-    args = ["eval", "time_of_the_daleks_v1", "--agents", "random", "--partner", "random", "--games", "2", "--out", str(out)]
+    args = ["eval", "time_of_the_daleks_v2", "--agents", "random", "--partner", "random", "--games", "2", "--out", str(out)]
     assert main([*args, "--json", str(tmp_path / "t.json")]) == 0
     data = json.loads((out / "results.json").read_text())
     assert data["kind"] == "team" and data["partner"] == "random" and data["team_records"]["random"]["games"] == 2
@@ -221,3 +221,11 @@ def test_results_json_is_strict_json_after_an_early_ctrl_c():
 
     no_games = {"games": 0, "win_rate": float("nan"), "by_seat": [{"win_rate": float("nan")}]}
     assert json.loads(json.dumps(_json_safe(no_games), allow_nan=False)) == {"games": 0, "win_rate": None, "by_seat": [{"win_rate": None}]}
+
+
+def test_an_agent_against_itself_keeps_a_record_per_seat_holder(tmp_path):
+    from tardis_envs.cli import _distinct
+
+    assert _distinct(["random", "random", "random#2"]) == ["random", "random#2", "random#3"]
+    assert main(eval_args("--agents", "random,random", "--games", "2", "--out", str(tmp_path / "o"))) == 0
+    assert sorted(json.loads((tmp_path / "o" / "results.json").read_text())["records"]) == ["random", "random#2"]
