@@ -301,6 +301,11 @@ class RoundRobin:
         return wins / n if n else float("nan"), low, high
 
 
+def pair_line(first: str, second: str, record: dict) -> str:
+    """One pair's result in words, from ``first``'s side: ``a vs b: a won 983, drew 0, lost 1017 (2000 games)``."""
+    return f"{first} vs {second}: {first} won {record['wins']}, drew {record['draws']}, lost {record['losses']} ({record['games']} games)"
+
+
 def round_robin(
     env_id: str,
     agents: Sequence[Agent],
@@ -376,7 +381,7 @@ def round_robin(
             points[j, i] = rec_j["wins"] + rec_j["draws"] / 2
             counts[i, j] = counts[j, i] = rec_i["games"]
             if progress is not None:
-                progress(f"{names[i]} vs {names[j]}: {rec_i['wins']}-{rec_i['draws']}-{rec_i['losses']} ({rec_i['games']} games)")
+                progress(pair_line(names[i], names[j], rec_i))
     ratings = elo(bradley_terry(points))
     rr = RoundRobin(env_id, list(names), points, counts, matches, ratings, seat_records, partial=partial)
     if partial:

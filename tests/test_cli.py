@@ -125,3 +125,10 @@ def test_unknown_agent_lists_every_accepted_spec_form():
     for form in ("random", "heuristic", "heuristic:<preset>", "ppo:<checkpoint.zip>", "ppo:baseline", "rllib:<checkpoint folder>"):
         assert form in text
     assert "mcts:<simulations>[:c=" in text and "ismcts:<simulations>" in text and ":playout=random|heuristic" in text
+
+
+def test_round_robin_pair_line_labels_wins_draws_and_losses():
+    from agents.tournament import pair_line
+
+    line = pair_line("heuristic", "random", {"wins": 1451, "draws": 0, "losses": 549, "games": 2000})
+    assert line == "heuristic vs random: heuristic won 1451, drew 0, lost 549 (2000 games)"
