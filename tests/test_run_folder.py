@@ -80,6 +80,13 @@ def test_a_negative_seed_in_a_train_config_is_refused_by_name():
         tiny(seed=-1)
 
 
+def test_resume_of_a_missing_run_leaves_no_folder(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["train", "tardis_run_v0", "--run-dir", str(run), "--resume", "--timesteps", "10"]) == 2
+    assert "--resume: no checkpoint at" in capsys.readouterr().err
+    assert not run.exists()
+
+
 def test_eval_games_that_seats_cannot_split_evenly_are_refused(tmp_path, capsys):
     assert main(["train", "tardis_run_v0", "--run-dir", str(tmp_path / "r"), "--eval-games", "3", "--timesteps", "10"]) == 2
     assert "--eval-games 3 is not a multiple of the 2 players (seats are rotated evenly); use 2 or 4" in capsys.readouterr().err

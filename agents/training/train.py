@@ -414,8 +414,8 @@ class Trainer:
         try:
             self._build()
         except BaseException:
-            if created and [p.name for p in self.run_dir.iterdir()] == ["config.yaml"]:
-                config_file.unlink()  # a run that never started leaves no folder behind
+            if created and [p.name for p in self.run_dir.iterdir()] in ([], ["config.yaml"]):
+                config_file.unlink(missing_ok=True)  # a run that never started leaves no folder behind
                 self.run_dir.rmdir()
             raise
         config_file.write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))
