@@ -740,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Evaluate agents in seat-swapped games with fixed seeds; every result carries its number of games and "
         "a 95% Wilson interval. Two agents: one match (with 3-4 players the first agent takes one seat and copies of "
         "the second the others). Three or more agents: a round robin, every pair plays --games games; a win-rate "
-        "matrix, per-seat results and Bradley-Terry ratings. A cooperative game (time_of_the_daleks_v1): each agent "
+        "matrix, per-seat results and Bradley-Terry ratings. A cooperative game (Time of the Daleks): each agent "
         "in one seat beside --partner team-mates, its team's win rate. Every eval saves its results (results.json, "
         "results.md and CSV; a heat map for a round robin) in --out or a new timestamped folder. Ctrl-C stops it and "
         "saves the finished games, marked partial.",
@@ -773,7 +773,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier eval in --out (or the --json file)")
     p.add_argument(
         "--partner",
-        help="cooperative games only (time_of_the_daleks_v1): the agent in the other seats (default heuristic); refused in competitive games",
+        help="cooperative games only (Time of the Daleks): the agent in the other seats (default heuristic); refused in competitive games",
     )
     p.set_defaults(func=cmd_eval)
 
