@@ -166,7 +166,8 @@ def test_round_robin_labels_shorten_checkpoint_paths():
 @pytest.mark.slow
 def test_a_cooperative_eval_saves_its_results(tmp_path):
     out = tmp_path / "team"
-    args = ["eval", "time_of_the_daleks_v2", "--agents", "random", "--partner", "random", "--games", "2", "--out", str(out)]
+    cooperative = next(env_id for env_id in tardis_envs.ENV_IDS if tardis_envs.env_module(env_id).SPEC.cooperative)
+    args = ["eval", cooperative, "--agents", "random", "--partner", "random", "--games", "2", "--out", str(out)]
     assert main([*args, "--json", str(tmp_path / "t.json")]) == 0
     data = json.loads((out / "results.json").read_text())
     assert data["kind"] == "team" and data["partner"] == "random" and data["team_records"]["random"]["games"] == 2
