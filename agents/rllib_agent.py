@@ -42,7 +42,9 @@ class RLlibPolicyAgent(Agent):
 
         import agents.training.rllib_backend  # noqa: F401  (the module classes the checkpoint names)
 
-        module_dir = Path(path).joinpath(*MODULE_PATH, module_id)
+        # absolute: RLlib reads checkpoints through pyarrow, which takes a relative path for a
+        # URI without a scheme ("URI has empty scheme")
+        module_dir = Path(path).resolve().joinpath(*MODULE_PATH, module_id)
         if not module_dir.is_dir():
             raise CheckpointError(f"checkpoint {str(path)!r} holds no module {module_id!r} (looked in {str(module_dir)!r})")
         agent = cls(game, RLModule.from_checkpoint(str(module_dir)), seed=seed, deterministic=deterministic)

@@ -28,10 +28,10 @@ VARIANTS = [
     ("timelord_chess_v1", {}),
     ("timelord_chess_v1", {"doctor": False}),
     ("gallifrey_duel_v1", {}),
-    ("time_of_the_daleks_v1", {"num_players": 1}),
-    ("time_of_the_daleks_v1", {"num_players": 2}),
-    ("time_of_the_daleks_v1", {"num_players": 3}),
-    ("time_of_the_daleks_v1", {"num_players": 4}),
+    ("time_of_the_daleks_v2", {"num_players": 1}),
+    ("time_of_the_daleks_v2", {"num_players": 2}),
+    ("time_of_the_daleks_v2", {"num_players": 3}),
+    ("time_of_the_daleks_v2", {"num_players": 4}),
 ]
 
 
@@ -81,7 +81,7 @@ def test_sampled_episodes_hold_no_illegal_action(local_ray, env_id, options):
 
 
 @pytest.mark.parametrize("env_id,options", [("tardis_run_v0", {}), ("keys_to_the_tardis_v0", {"num_players": 3})])
-def test_tiny_run_writes_a_checkpoint_that_eval_plays(local_ray, tmp_path, env_id, options):
+def test_tiny_run_writes_a_checkpoint_that_eval_plays(local_ray, tmp_path, monkeypatch, env_id, options):
     game = tardis_envs.env_module(env_id).Game(**options)
     config = TrainConfig(env_id=env_id, options=options)
     algo = ppo_config(
@@ -103,6 +103,8 @@ def test_tiny_run_writes_a_checkpoint_that_eval_plays(local_ray, tmp_path, env_i
         algo.stop()
     agent = make_agent(f"rllib:{path}", game, seed=0)
     assert agent.meta["num_timesteps"] == steps and agent.meta["backend"] == "rllib"
+    monkeypatch.chdir(tmp_path)  # the README's relative rllib:runs/... form (pyarrow: "URI has empty scheme")
+    assert make_agent("rllib:last", game, seed=0).meta["num_timesteps"] == steps
     names = ["rllib"] + ["random"] * (game.num_players - 1)
     match = play_match(env_id, [agent] + [make_agent("random", game, seed=1)] * (game.num_players - 1), names, 20, seed=3, options=options)
     assert match.record(0)["games"] == 20  # every game played to its end (the batched API raises on an illegal action)
@@ -322,3 +324,79 @@ def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
     out = subprocess.run(command + _tiny(meta["num_timesteps"] + 500) + ["--resume"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert read_meta(run / "checkpoints" / "last")["num_timesteps"] > meta["num_timesteps"]
+
+
+def test_rllib_batches_fit_the_sampling_games_and_the_run():
+    """RLlib's env runners step one Python game each: an update waits for n_steps decisions of
+    each sampling game (not the SB3 backend's num_envs batched games), and a short run's batch
+    stays within its --timesteps (16,384 env steps of one game gave "No samples returned")."""
+    from agents.training.rllib_train import MIN_UPDATE, batch_sizes
+
+    config = TrainConfig(total_timesteps=3000)  # n_steps 64, num_envs 128, batch_size 1024
+    assert batch_sizes(config, 2, 1) == {"train_batch_size": 2 * MIN_UPDATE, "minibatch_size": MIN_UPDATE // 2}
+    assert batch_sizes(config, 2, 16) == {"train_batch_size": 2 * 1024, "minibatch_size": 512}
+    assert batch_sizes(TrainConfig(total_timesteps=2_000_000), 3, 32) == {"train_batch_size": 3 * 64 * 32, "minibatch_size": 1024}
+    assert batch_sizes(TrainConfig(total_timesteps=100), 2, 1) == {"train_batch_size": 100, "minibatch_size": 25}
+
+
+def test_rllib_run_prints_progress_between_evaluations(tmp_path, capsys, monkeypatch):
+    from agents.training import rllib_train
+
+    trainer = rllib_train.RLlibTrainer(TrainConfig(total_timesteps=3000, eval_every=100_000), tmp_path)
+    steps = iter(range(500, 10_000, 500))
+
+    class Algo:
+        def train(self):
+            return {
+                "env_runners": {
+                    "num_module_steps_sampled_lifetime": {MAIN: next(steps)},
+                    "num_module_steps_sampled": {MAIN: 500},
+                    "num_env_steps_sampled": 1000,
+                    "module_episode_returns_mean": {MAIN: 0.25},
+                }
+            }
+
+    class Writer:
+        def add_scalar(self, *args):
+            pass
+
+    trainer.algo, trainer.writer = Algo(), Writer()
+    record = {"games": 2, "wins": 1, "draws": 0, "losses": 1, "win_rate": 0.5, "ci_low": 0.1, "ci_high": 0.9}
+    monkeypatch.setattr(trainer, "evaluate", lambda: {"random": record})
+    monkeypatch.setattr(rllib_train, "PROGRESS_SECONDS", 0.0)
+    trainer._loop()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("  500 of 3,000 learner steps, ") and lines[0].endswith("/s, 1,000 env steps, episode return +0.25")
+    assert len(lines) == 6 and lines[-1].startswith("  3,000 of 3,000 learner steps")
+
+
+def test_ray_noise_is_filtered_from_stderr_and_the_rest_passes():
+    """Lines Ray prints on every run (measured on a `train --backend rllib` run) are dropped,
+    whether Python or Ray's C++ core in the process writes them; other lines pass unchanged."""
+    import subprocess
+    import sys
+
+    noise = [
+        "Token authentication is enabled for this Ray cluster. Set RAY_AUTH_MODE=disabled to opt out.",
+        "2026-11-27 05:48:22,591\tWARNING algorithm_config.py:5160 -- You are running PPO on the new API stack! This is the new default",
+        "[2026-11-27 05:48:35,593 E 19862 19862] core_worker.cc:2465: Actor with class name: 'MultiAgentEnvRunner' and ID: 'aa44' "
+        "has constructor arguments in the object store and max_restarts > 0.",
+        "DeprecationWarning: `RLModule(config=[RLModuleConfig object])` has been deprecated.",
+        "Install gputil for GPU system monitoring.",
+        "*** SIGTERM received at time=1764222515 on cpu 1 ***",
+        "PC: @     0x7f2d4c8a1e2e  (unknown)  epoll_wait",
+        "    @     0x7f2d4c7c6520  (unknown)  (unknown)",
+        "[2026-11-27 05:48:35,593 E 19862 19862] logging.cc:474:     @     0x7f2d4c7c6520  (unknown)  (unknown)",
+    ]
+    kept = ["training tardis_run_v0 -> runs/x (600 learner steps)", "ValueError: a real problem stays visible"]
+    code = (
+        "import os, sys\n"
+        "from agents.training.rllib_train import filtered_stderr\n"
+        "with filtered_stderr():\n"
+        "    for line in sys.argv[1:]:\n"
+        "        os.write(2, (line + '\\n').encode())\n"
+        "print('done', file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, *noise, *kept], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stderr.splitlines() == [*kept, "done"]

@@ -26,7 +26,12 @@ the others), and the env runners and learners are spread over it.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import re
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -40,6 +45,72 @@ from ..rllib_agent import RLlibPolicyAgent
 from .config import TrainConfig
 from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, module_model_config, ppo_config, save_checkpoint, spaces
 from .train import append_eval_rows, evaluate_learner, read_history, rearm_ctrl_c, resumable_meta, write_report
+
+# Learner decisions per PPO update: at least MIN_UPDATE (a smaller batch is mostly noise), at
+# most half the run's --timesteps (a short run still updates more than once)
+MIN_UPDATE = 256
+PROGRESS_SECONDS = 10.0  # a progress line at most this often (and after the first update)
+
+
+def batch_sizes(config: TrainConfig, num_players: int, sampling_games: int) -> dict:
+    """RLlib's ``train_batch_size`` (env steps) and ``minibatch_size`` for a run.
+
+    RLlib's env runners step one Python game each (``sampling_games`` in all), not the SB3
+    backend's ``num_envs`` batched numba games, so an update takes ``n_steps`` decisions from
+    each sampling game (at least ``MIN_UPDATE``, at most half of ``total_timesteps``). RLlib
+    counts a batch in env steps, of which the learner takes about 1/``num_players``; the
+    minibatch is never larger than the learner's share (RLlib skips the update otherwise).
+    """
+    learner = max(config.n_steps * sampling_games, MIN_UPDATE)
+    learner = max(min(learner, config.total_timesteps // 2), 1)
+    return {"train_batch_size": learner * num_players, "minibatch_size": min(config.batch_size, max(learner // 2, 1))}
+
+
+# What Ray and RLlib print on every run that says nothing about this run: the cluster's token
+# notice, the new-API-stack and RLModule-config deprecation notes, the actor-restart caveat of
+# the env runners, the GPU monitor's install hint, and the signal handler's raw dumps (a
+# "SIGTERM received" banner and its stack addresses) when workers are ended at shutdown.
+RAY_NOISE = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"^Token authentication is enabled for this Ray cluster",
+        r"WARNING algorithm_config\.py:\d+ -- You are running \w+ on the new API stack",
+        r"core_worker\.cc:\d+: Actor with class name: .* has constructor arguments in the object store",
+        r"DeprecationWarning: `RLModule\(config=",
+        r"^Install gputil for GPU system monitoring",
+        r"\*\*\* SIGTERM received at time=",
+        r"^(\[[^]]*\] )?([\w.]+:\d+: )?\s*(PC: )?@\s+0x[0-9a-f]+ ",
+    )
+)
+
+
+@contextlib.contextmanager
+def filtered_stderr(noise: tuple[re.Pattern, ...] = RAY_NOISE):
+    """Drop the lines of ``noise`` from everything written to file descriptor 2 meanwhile (by
+    Python, and by Ray's C++ core in this process, which bypasses ``sys.stderr``); every other
+    line passes through unchanged."""
+    sys.stderr.flush()
+    original = os.dup(2)
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    passed = os.dup(original)  # the pump's own copy: it may outlive ``original``
+
+    def pump() -> None:
+        with os.fdopen(read_end, "rb") as pipe, os.fdopen(passed, "wb", buffering=0) as out:
+            for line in pipe:
+                if not any(pattern.search(line.decode(errors="replace")) for pattern in noise):
+                    out.write(line)
+
+    thread = threading.Thread(target=pump, name="ray-noise-filter", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(original, 2)  # the pipe ends when no process holds its write end any more
+        os.close(original)
+        thread.join(timeout=2.0)
 
 
 class RLlibTrainer:
@@ -56,7 +127,9 @@ class RLlibTrainer:
         num_env_runners: int = 1,
         num_envs_per_env_runner: int = 1,
         num_learners: int = 0,
+        quiet: bool = True,
     ):
+        """``quiet``: Ray's routine notices (:data:`RAY_NOISE`) are left out of stderr."""
         for name, value, low in (
             ("num_env_runners", num_env_runners, 0),
             ("num_envs_per_env_runner", num_envs_per_env_runner, 1),
@@ -69,6 +142,7 @@ class RLlibTrainer:
         self.resume = resume
         self.progress = progress
         self.address = address
+        self.quiet = quiet
         self.scale = {"num_env_runners": num_env_runners, "num_envs_per_env_runner": num_envs_per_env_runner, "num_learners": num_learners}
         self.game = env_module(config.env_id).Game(**config.options)
         self._check_opponents()
@@ -83,6 +157,10 @@ class RLlibTrainer:
 
     def seconds(self) -> float:
         return self.seconds_before + time.perf_counter() - self.started
+
+    def sampling_games(self) -> int:
+        """Games sampled at once: each env runner's games (the driver's when there are none)."""
+        return max(self.scale["num_env_runners"], 1) * self.scale["num_envs_per_env_runner"]
 
     # --- setup ---------------------------------------------------------------
     def _check_opponents(self) -> None:
@@ -131,11 +209,7 @@ class RLlibTrainer:
             c.options,
             **self.scale,
             hidden=tuple(c.net_arch),
-            # RLlib counts a batch in env steps, of which the learner takes about 1/num_players:
-            # one PPO update per ~n_steps x num_envs learner decisions, as in the SB3 backend; a
-            # minibatch never larger than the learner's share (RLlib skips the update otherwise)
-            train_batch_size=c.n_steps * c.num_envs * self.game.num_players,
-            minibatch_size=min(c.batch_size, max(c.n_steps * c.num_envs // 2, 1)),
+            **batch_sizes(c, self.game.num_players, self.sampling_games()),
             num_epochs=c.n_epochs,
             learning_rate=c.learning_rate,
             gamma=c.gamma,
@@ -210,20 +284,21 @@ class RLlibTrainer:
         c = self.config
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "config.yaml").write_text(yaml.safe_dump({**c.to_dict(), "backend": "rllib", **self.scale}, sort_keys=False))
-        started_ray = not ray.is_initialized()
-        if started_ray:
-            # no address: a local Ray of this command's own, ended below (never someone else's)
-            ray.init(address=self.address or "local", include_dashboard=False, log_to_driver=False, configure_logging=False)
-        self.writer = SummaryWriter(str(self.run_dir / "tb" / "rllib"))
-        try:
-            self._build()
-            stats = self._loop()
-        finally:
-            self.writer.close()
-            if getattr(self, "algo", None) is not None:
-                self.algo.stop()
+        with filtered_stderr() if self.quiet else contextlib.nullcontext():
+            started_ray = not ray.is_initialized()
             if started_ray:
-                ray.shutdown()
+                # no address: a local Ray of this command's own, ended below (never someone else's)
+                ray.init(address=self.address or "local", include_dashboard=False, log_to_driver=False, configure_logging=False)
+            self.writer = SummaryWriter(str(self.run_dir / "tb" / "rllib"))
+            try:
+                self._build()
+                stats = self._loop()
+            finally:
+                self.writer.close()
+                if getattr(self, "algo", None) is not None:
+                    self.algo.stop()
+                if started_ray:
+                    ray.shutdown()
         write_report(self.run_dir, c, self.game, self.history, stats, "checkpoints/best/")
         return stats
 
@@ -235,6 +310,7 @@ class RLlibTrainer:
         steps0, t0, env_steps = self.num_timesteps, time.perf_counter(), 0
         base = None  # learner steps the algorithm counted before this process (resume)
         eval_seconds = 0.0
+        last_line = None  # when the last progress line was printed
         try:
             while self.num_timesteps < c.total_timesteps and time.perf_counter() + eval_seconds < deadline:
                 rearm_ctrl_c()  # the last evaluation may have compiled kernels
@@ -249,6 +325,14 @@ class RLlibTrainer:
                     self.writer.add_scalar(f"train/episode_return_{module}", value, self.num_timesteps)
                 rate = (self.num_timesteps - steps0) / max(time.perf_counter() - t0, 1e-9)
                 self.writer.add_scalar("train/learner_steps_per_second", rate, self.num_timesteps)
+                if self.progress and (last_line is None or time.perf_counter() - last_line >= PROGRESS_SECONDS):
+                    last_line = time.perf_counter()
+                    own = returns.get(MAIN)
+                    print(
+                        f"  {self.num_timesteps:,} of {c.total_timesteps:,} learner steps, {rate:,.0f}/s, {env_steps:,} env steps"
+                        + (f", episode return {own:+.2f}" if own is not None else ""),
+                        flush=True,
+                    )
                 if self.num_timesteps >= next_snapshot and c.opponents.get("snapshot", 0) > 0:
                     self.snapshot()
                     next_snapshot += c.snapshot_every
