@@ -480,15 +480,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-# Seconds the first ``play`` of a game takes to compile its kernels and the heuristic's
-# (an empty numba cache, 2 cores): NUMBA_CACHE_DIR=$(mktemp -d) tardis-envs play <env_id>,
-# timed to the first prompt. Every later run loads them from the cache in about a second.
+# Rough seconds the first ``play`` of a game takes to compile its kernels and the heuristic's
+# on 2 quiet cores, by game (the env id without its _vN): bench's cold-compile figure of the
+# game's kernels (docs/results/bench.json) plus the heuristic's, rounded up. Timed to the
+# first prompt with an empty NUMBA_CACHE_DIR on 2 cores shared by other work (load ~10):
+# tardis_run 12 s, gallifrey_duel 62 s, keys_to_the_tardis 111 s, timelord_chess 331 s.
+# Every later run loads the kernels from the cache in about a second.
 PLAY_FIRST_RUN_SECONDS = {
-    "tardis_run_v0": 15,
-    "keys_to_the_tardis_v0": 40,
-    "timelord_chess_v1": 60,
-    "gallifrey_duel_v1": 25,
-    "time_of_the_daleks_v2": 90,
+    "tardis_run": 15,
+    "keys_to_the_tardis": 40,
+    "timelord_chess": 60,
+    "gallifrey_duel": 25,
+    "time_of_the_daleks": 90,
 }
 
 PLAY_COMMANDS = "type the number on the left of an action (or its words); '?' or 'help' explains the actions; 'q' quits"
@@ -518,7 +521,7 @@ def _say_if_compiling(env_id: str) -> None:
     from .core.jit import kernels_cached
 
     if not kernels_cached(sys.modules[env_module(env_id).Game.__module__].__file__):
-        seconds = PLAY_FIRST_RUN_SECONDS.get(env_id)
+        seconds = PLAY_FIRST_RUN_SECONDS.get(env_id.rpartition("_v")[0])
         about = f" (about {seconds} s on 2 cores)" if seconds else ""
         print(f"compiling {env_id}'s kernels, first run only{about}; later runs start in a second ...", file=sys.stderr, flush=True)
 

@@ -12,6 +12,8 @@ from tardis_envs.games.gallifrey.rules import F_INJURIES, side
 
 from .tardis_run.helpers import WHITE_FACES_FOR, setup
 
+DALEKS = next(e for e in tardis_envs.ENV_IDS if e.startswith("time_of_the_daleks"))  # the current version's id
+
 
 def duel(seed=0):
     env = tardis_envs.make("gallifrey_duel_v1", render_mode="ansi")
@@ -78,7 +80,7 @@ def test_daleks_challenge_words_say_what_the_dice_meet_and_miss():
 
 def daleks_states(seed, steps=300):
     """States of a random Time of the Daleks game, one per step."""
-    env = tardis_envs.make("time_of_the_daleks_v2", render_mode="ansi")
+    env = tardis_envs.make(DALEKS, render_mode="ansi")
     env.reset(seed=seed)
     raw = env.unwrapped
     rng = np.random.default_rng(seed)
@@ -136,7 +138,7 @@ def test_canvas_draws_an_apostrophe_not_a_question_mark():
 
 
 def test_every_character_of_the_names_in_pictures_has_a_glyph():
-    content = tardis_envs.make("time_of_the_daleks_v2").unwrapped.game.content
+    content = tardis_envs.make(DALEKS).unwrapped.game.content
     names = [x.name for group in (content.cards, content.companions, content.doctors, content.locations, content.dilemmas) for x in group]
     names += [zone.name for loc in content.locations for zone in getattr(loc, "zones", ())]
     duel_info = duel().unwrapped.describe()
