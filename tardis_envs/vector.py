@@ -39,7 +39,9 @@ player to move plays its action (``WAIT``, -1, in games where nobody moves), the
 random opponents play inside numba until each game's ``seats[i]`` is to move, and
 the final position of a game that ended is returned in ``seats[i]``'s view.
 ``observe_rows(rows)`` rewrites the mover's observation after ``observe_seats``
-changed in games under way.
+changed in games under way. ``set_states(states, rows)`` puts states from
+``env.unwrapped.get_state()`` into games under way, each validated as ``set_state``
+does (a bad word is refused naming the game and the field).
 
 A finished game is reset at once (auto-reset): the returned ``obs``/``mask``/
 ``current_player`` of that row already belong to the next game, while
@@ -214,6 +216,37 @@ class VectorEnv:
             player = self.states[row, CURRENT_PLAYER]
             if self.states[row, STATUS] == RUNNING and self.observe_seats[row, player]:
                 self.game.kernels.observe(self.states[row], self.game.tables, player, self._obs_flat[row])
+
+    def set_states(self, states, rows=None):
+        """Put states (``env.unwrapped.get_state()`` of this game and options) into games
+        ``rows`` (all games by default), each validated as ``set_state`` does, and write their
+        masks and observations; returns ``(obs, mask, current_player)``. A bad state or a
+        finished game is refused with a ``ValueError`` naming the game, and no game changes.
+        Call :meth:`reset` first (it seeds the games that follow a finished one)."""
+        if not self._reset_done:
+            raise ValueError(f"{self.env_id}: call reset() before set_states()")
+        rows = np.arange(self.num_envs) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
+        states = np.asarray(states)
+        if states.ndim != 2 or states.shape[0] != rows.shape[0]:
+            raise ValueError(f"{self.env_id}: set_states needs one state per row ({rows.shape[0]}), got shape {states.shape}")
+        if ((rows < 0) | (rows >= self.num_envs)).any():
+            raise ValueError(f"{self.env_id}: set_states rows must be games 0..{self.num_envs - 1}, got {rows.tolist()}")
+        checked = []
+        for k, row in enumerate(rows):
+            try:
+                state = self.game.check_state(states[k])
+            except ValueError as error:
+                raise ValueError(f"game {int(row)}: {error}") from None
+            if state[STATUS] != RUNNING:
+                raise ValueError(f"{self.env_id}: game {int(row)}: the state is of a finished game; the batched API holds games under way")
+            checked.append(state)
+        for row, state in zip(rows, checked):
+            self.states[row] = state
+            self.game.kernels.legal_mask(self.states[row], self.game.tables, self.masks[row])
+        self.rewards[rows] = 0
+        self._done[rows] = False
+        self.observe_rows(rows)
+        return self.obs, self.masks, self.current_player
 
     def step_until_seats(self, actions, seats, random_opponents):
         """Step every game towards its seat ``seats[i]``'s next turn, in one numba call (the

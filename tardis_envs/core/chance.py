@@ -134,7 +134,8 @@ class Position:
 
     @classmethod
     def from_state(cls, game, state: np.ndarray) -> "Position":
-        """A decision (or finished) position from a plain state (``env.unwrapped.get_state()``)."""
+        """A decision (or finished) position from a plain state (``env.unwrapped.get_state()``),
+        validated by ``game.check_state`` (a bad state raises ``ValueError`` naming the field)."""
         return cls(game, game.check_state(state))
 
     @classmethod
@@ -240,7 +241,26 @@ def game_for(env_id: str, options: tuple):
 
 
 def _restore(env_id, options, state, base, move, forced, shape) -> Position:
+    """An unpickled position, validated like ``set_state``: a decision node's state by
+    ``check_state``; a chance node rebuilt from its checked base state, its legal move and
+    each forced outcome in turn (a pickle is data from outside: a wild word or outcome
+    would make the kernels write outside the state)."""
     game = game_for(env_id, options)
     if state is not None:
-        state = game.check_state(state)
-    return Position(game, state, base, move, forced, shape)
+        return Position(game, game.check_state(state))
+    base = np.asarray(base, dtype=np.int64)
+    if int(move) == OPENING:
+        opening = Position.initial(game, int(base[RNG_KEY]) if base.shape == (game.state_size,) else 0)
+        if opening.base is None or not np.array_equal(opening.base, base):
+            raise ValueError(f"{env_id}: not a valid pickled position: its opening base state is not this game's")
+        position = opening
+    else:
+        position = Position.from_state(game, base)
+        position.apply_action(int(move))  # refuses a move that is not legal there
+    for outcome in forced:
+        if not position.is_chance_node():
+            raise ValueError(f"{env_id}: not a valid pickled position: more chance outcomes than its move draws")
+        position.apply_action(int(outcome))  # refuses an outcome the pending draw cannot give
+    if not position.is_chance_node() or position.shape != shape:
+        raise ValueError(f"{env_id}: not a valid pickled position: its pending chance draw does not follow from its move")
+    return position

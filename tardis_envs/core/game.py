@@ -9,6 +9,8 @@ A game folder ``tardis_envs/games/<game>/`` holds
   Python views of a state (``describe``, notation, state validation);
 * ``render.py``  – text and image drawing;
 * ``hidden.py``  – redealing what a seat cannot see (``resample_hidden``);
+* ``check.py``   – ``check_state``: every word of a state from outside against its
+  range and the game's invariants, and ``PROBLEMS``, the words for its codes;
 * ``env.py``     – the PettingZoo ``raw_env``/``env`` (a few lines);
 * ``content/``   – YAML data shipped inside the package.
 
@@ -83,10 +85,13 @@ from .state import (
     REWARDS,
     RNG_COUNTER,
     RNG_KEY,
+    RUNNING,
     STATUS,
     STATUS_NAMES,
     TERMINATED,
+    VALID,
     VARIANT,
+    invalid_state_message,
 )
 
 
@@ -130,11 +135,14 @@ class Kernels:
     search: Callable
     resample_hidden: Callable
     step_and_mask: Callable
+    check_state: Callable
+    # ``(field, expected)`` in the game's words for each code ``check_state`` returns
+    state_problems: tuple[tuple[str, str], ...]
 
     @classmethod
-    def of(cls, rules, batch, hidden) -> Kernels:
-        """A game's kernels from its ``rules``, ``batch`` and ``hidden`` modules, which
-        name them alike in every game (the folder shape above)."""
+    def of(cls, rules, batch, hidden, check) -> Kernels:
+        """A game's kernels from its ``rules``, ``batch``, ``hidden`` and ``check`` modules,
+        which name them alike in every game (the folder shape above)."""
         return cls(
             init=rules.init,
             step=rules.step,
@@ -146,6 +154,8 @@ class Kernels:
             search=batch.search,
             resample_hidden=hidden.resample_hidden,
             step_and_mask=rules.step_and_mask,
+            check_state=check.check_state,
+            state_problems=check.PROBLEMS,
         )
 
 
@@ -208,7 +218,12 @@ class Game:
         return state
 
     def check_state(self, state: Any) -> np.ndarray:
-        """Validate a state given by a user; returns it as a contiguous int64 copy."""
+        """Validate a state given by a user; returns it as a contiguous int64 copy.
+
+        The header's words are checked here, then every game word by the game's compiled
+        ``check_state`` (its ``check.py``: ranges and invariants, see
+        :mod:`tardis_envs.core.state`); a bad state raises ``ValueError`` naming the
+        field, its index and value, and what was expected."""
         arr = self._from_earlier_layout(np.asarray(state))
         if arr.ndim != 1 or arr.shape[0] != self.state_size:
             raise ValueError(f"{self.spec.env_id}: state must be a 1-D array of length {self.state_size}, got shape {arr.shape}")
@@ -235,10 +250,23 @@ class Game:
             )
         if arr[CHANCE_TAPE] != 0:
             raise ValueError(f"{self.spec.env_id}: corrupt state: chance-tape word {arr[CHANCE_TAPE]} must be 0 in a stored state")
+        if arr[VARIANT] == 0:  # get_state() always writes the options' digest there
+            raise ValueError(
+                f"{self.spec.env_id}: not a state of this game: its variant word (index {VARIANT}) is 0, "
+                "where get_state() writes the digest of the rule options (an array of zeros?)"
+            )
         if arr[VARIANT] != self.variant:
             raise ValueError(
                 f"{self.spec.env_id}: the state was made under other rule options than this env's "
                 f"({', '.join(f'{k}={v!r}' for k, v in self.options.items())}); refused"
+            )
+        code, index = self.kernels.check_state(arr, self.tables)
+        if code != VALID:
+            raise ValueError(invalid_state_message(self.spec.env_id, arr, code, index, self.kernels.state_problems))
+        if arr[STATUS] == RUNNING and not self.legal_actions(arr).size:  # a game at rest waits for a decision
+            raise ValueError(
+                f"not a valid {self.spec.env_id} state: the seat to move has no legal action, "
+                "expected a decision waiting in a running game"
             )
         self._check_fields(arr)
         return arr

@@ -58,3 +58,43 @@ def copy_state(target, source):
     compiled without (:mod:`tardis_envs.core.jit`)."""
     for i in range(min(target.shape[0], source.shape[0])):
         target[i] = source[i]
+
+
+# --- validating a state handed in from outside (each game's ``check.py``) ------------
+# A game's ``check_state(state, tables) -> (code, index)`` kernel validates every word
+# after the header against its range and the game's invariants: ``(0, -1)`` for a
+# valid state, else the code of the first problem (a row of the game's ``PROBLEMS``
+# table) and the index of the offending word (-1 for an invariant over many words).
+# ``Game.check_state`` runs it on every state that comes in (``set_state``,
+# ``Position.from_state``, unpickled positions, the batched API's ``set_states``), never
+# inside a step: the kernels trust their own states, and one wild word (a square of
+# 10**9) would make them write outside the state.
+VALID = 0
+
+
+@njit
+def first_outside(state, start, count, low, high):
+    """The index of the first of the ``count`` words from ``start`` outside ``low..high``, or -1."""
+    for i in range(start, start + count):
+        if state[i] < low or state[i] > high:
+            return i
+    return -1
+
+
+@njit
+def first_set_bit_outside(state, start, count, bits):
+    """The index of the first of the ``count`` words from ``start`` that sets a bit
+    outside the lowest ``bits`` (or is negative), or -1: a set of tiles or squares."""
+    for i in range(start, start + count):
+        if state[i] < 0 or (bits < 63 and state[i] >> bits != 0):
+            return i
+    return -1
+
+
+def invalid_state_message(env_id: str, state, code: int, index: int, problems) -> str:
+    """The one line ``Game.check_state`` raises for ``check_state``'s ``(code, index)``:
+    ``problems[code]`` is ``(field, expected)`` in the game's words."""
+    field, expected = problems[code] if 0 < code < len(problems) else (f"problem {code}", "a valid state")
+    if index < 0:
+        return f"not a valid {env_id} state: {field}: expected {expected}"
+    return f"not a valid {env_id} state: {field} at index {index} is {int(state[index])}, expected {expected}"

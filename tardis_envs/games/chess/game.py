@@ -11,7 +11,7 @@ from ...core.game import Game, GameSpec, Kernels
 from ...core.observation import PLANE_BITS, PLANE_CONSTANT, PLANE_ONE_ENTRY
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED, VARIANT
-from . import batch, hidden, layout, rules
+from . import batch, check, hidden, layout, rules
 from .content import (
     CASTLING_LETTERS,
     START_FEN,
@@ -33,7 +33,6 @@ from .layout import (
     DIR_DR,
     DOCTOR,
     EMPTY,
-    KING,
     KNIGHT_DF,
     KNIGHT_DR,
     MAX_TRAVEL,
@@ -139,7 +138,7 @@ class TimelordChess(Game):
     """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden)
+    kernels = Kernels.of(rules, batch, hidden, check)
     game_over = (layout.PHASE, layout.PHASE_OVER)
 
     def _build(self) -> None:
@@ -670,96 +669,6 @@ class TimelordChess(Game):
             write_snapshot_squares(current, at, squares & 15, squares >> 4)
             current[at + layout.SNAP_CASTLING : at + layout.SNAP_SIZE] = earlier[64 : 64 + _SNAP_FIELDS]
         return current
-
-    def _check_fields(self, state: np.ndarray) -> None:
-        env_id = self.spec.env_id
-
-        def bad(text: str) -> None:
-            raise ValueError(f"{env_id}: corrupt state: {text}")
-
-        self._check_history(state, bad)
-
-        board = state[layout.BOARD : layout.BOARD + 64]
-        allowed = self._board_codes()
-        for sq_, code in enumerate(board):
-            if int(code) not in allowed:
-                bad(f"square {square_name(sq_)} holds piece code {int(code)}")
-        for colour in (WHITE, BLACK):
-            king = KING | (colour << 3)
-            squares = np.flatnonzero(board == king)
-            if len(squares) != 1:
-                bad(f"{SIDE_NAMES[colour]} has {len(squares)} kings")
-            if state[layout.KING_SQ + colour] != squares[0]:
-                bad(f"{SIDE_NAMES[colour]} king square field {int(state[layout.KING_SQ + colour])} disagrees with the board")
-        if not 0 <= state[layout.CASTLING] <= 15:
-            bad(f"castling bits {int(state[layout.CASTLING])} outside 0..15")
-        ep, ep_far = int(state[layout.EP_SQUARE]), int(state[layout.EP_SQUARE_FAR])
-        ranks = (2, 5, 1, 6) if self.doctor else (2, 5)
-        if ep != -1 and not (0 <= ep < 64 and (ep >> 3) in ranks):
-            bad(
-                f"en-passant square {ep} is not -1 or a square on rank 3/6"
-                + (" (2/7 after an advance from the first rank)" if self.doctor else "")
-            )
-        if ep_far != -1 and not (self.doctor and (ep >> 3) in (2, 5) and ep_far == (ep - 8 if (ep >> 3) == 2 else ep + 8)):
-            bad(f"far en-passant square {ep_far} does not belong to a three-square advance past {ep}")
-        if state[layout.PHASE] not in PHASE_NAMES:
-            bad(f"phase {int(state[layout.PHASE])} is not one of {sorted(PHASE_NAMES)}")
-        if (state[layout.PHASE] == layout.PHASE_OVER) != (state[STATUS] != RUNNING):
-            bad(f"phase {int(state[layout.PHASE])} disagrees with status {int(state[STATUS])}")
-        if state[layout.HALFMOVE] < 0 or state[layout.FULLMOVE] < 1 or state[layout.PLY] < 0:
-            bad("negative clocks")
-        if not 1 <= state[layout.HIST_COUNT] <= layout.HISTORY or not 0 <= state[layout.HIST_TOP] < layout.HISTORY:
-            bad(f"history count {int(state[layout.HIST_COUNT])} / top {int(state[layout.HIST_TOP])} out of range")
-        if state[layout.REP_COUNT] < 1:
-            bad("the repetition record is empty")
-        tardis = int(state[layout.TARDIS_SQ])
-        if not self.doctor:
-            if tardis != -1 or state[layout.PASSENGER] != EMPTY or DOCTOR in board:
-                bad("classic chess state holds a TARDIS, a passenger or Dr. Who")
-            if state[layout.PHASE] in (layout.PHASE_EVICT, layout.PHASE_FOLLOW_UP):
-                bad("classic chess has no eviction or follow-up phase")
-            return
-        if not 0 <= tardis < 64:
-            bad(f"TARDIS square {tardis} is not a square")
-        if state[layout.TARDIS_ABSENT] not in (0, 1):
-            bad("TARDIS absent flag must be 0 or 1")
-        if not state[layout.TARDIS_ABSENT] and board[tardis] != EMPTY:
-            bad(f"the TARDIS square {square_name(tardis)} holds a piece on the board")
-        doctor_sq = int(state[layout.DOCTOR_SQ])
-        doctors = np.flatnonzero(board == DOCTOR)
-        if doctor_sq >= 0:
-            if list(doctors) != [doctor_sq]:
-                bad(f"Dr. Who's square {square_name(doctor_sq)} disagrees with the board")
-        elif len(doctors):
-            bad("Dr. Who is both inside the TARDIS and on the board")
-        passenger = int(state[layout.PASSENGER])
-        if passenger not in {0, 1, 2, 3, 4, 5, 9, 10, 11, 12, 13}:
-            bad(f"passenger code {passenger} is not a non-king chess piece")
-        if state[layout.PHASE] == layout.PHASE_EVICT and int(state[layout.EVICTED]) not in {1, 2, 3, 4, 5, 9, 10, 11, 12, 13}:
-            bad("eviction phase without an evicted piece")
-        if not 0 <= state[layout.BACKWARD_TRAVELS] <= 2 or not 0 <= state[layout.BACKWARD_TRAVELS + 1] <= 2:
-            bad("backward travel counts outside 0..2")
-
-    def _board_codes(self) -> set[int]:
-        """The codes a square may hold: empty, each side's six pieces, and Dr. Who in the variant."""
-        return {0, 1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14} | ({DOCTOR} if self.doctor else set())
-
-    def _check_history(self, state: np.ndarray, bad) -> None:
-        """Each stored history entry's packed squares: codes the game uses, and the
-        occupied-squares word the observation walks agreeing with them."""
-        count, top = int(state[layout.HIST_COUNT]), int(state[layout.HIST_TOP])
-        if not 1 <= count <= layout.HISTORY or not 0 <= top < layout.HISTORY:
-            return  # named by the check of those two words
-        allowed = np.array(sorted(self._board_codes()))
-        squares = np.arange(64)
-        for back in range(count):
-            at = layout.HIST + ((top - back) % layout.HISTORY) * layout.SNAP_SIZE
-            codes = (state[at + layout.SNAP_CODES + (squares >> 4)] >> (4 * (squares & 15))) & 15
-            if not np.isin(codes, allowed).all():
-                bad(f"history entry {back} plies back holds a piece code the game does not use")
-            occupied = int(np.bitwise_or.reduce(np.where(codes != EMPTY, np.uint64(1) << squares.astype(np.uint64), np.uint64(0))))
-            if occupied != int(state[at + layout.SNAP_OCCUPIED]) & (1 << 64) - 1:
-                bad(f"history entry {back} plies back: its occupied squares disagree with its pieces")
 
     # --- drawing ---------------------------------------------------------------
     def render_ansi(self, state: np.ndarray) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES
-from . import batch, hidden, rules
+from . import batch, check, hidden, rules
 from . import layout as L
 from .content import (
     AB_COLOUR,
@@ -149,7 +149,7 @@ class TimeOfTheDaleks(Game):
     """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden)
+    kernels = Kernels.of(rules, batch, hidden, check)
     game_over = (L.STAGE, L.S_OVER)
 
     def _build(self) -> None:

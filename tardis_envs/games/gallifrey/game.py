@@ -9,7 +9,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, hidden, rules
+from . import batch, check, hidden, rules
 from .content import (
     ASPECTS,
     CONDITIONS,
@@ -170,7 +170,7 @@ class GallifreyDuel(Game):
     """Ghosts of Gallifrey duel; see :mod:`tardis_envs.gallifrey_duel_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden)
+    kernels = Kernels.of(rules, batch, hidden, check)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
@@ -212,33 +212,6 @@ class GallifreyDuel(Game):
             d[base + r.LB_LEVELS] = 3
             d[base + r.LB_ATTACK_VALUE : base + r.LB_INJURIES + 1] = 16
         return d
-
-    # --- state checks ---------------------------------------------------------------
-    def _check_fields(self, state: np.ndarray) -> None:
-        env_id = self.spec.env_id
-        n = len(self.content.characters)
-        for s in range(2):
-            c = state[side(s, F_CHARACTER)]
-            if not 0 <= c < n:
-                raise ValueError(f"{env_id}: corrupt state: seat {s} character {c} is not in the roster (0..{n - 1})")
-            if state[side(s, F_INJURIES)] < 0:
-                raise ValueError(f"{env_id}: corrupt state: seat {s} injuries {state[side(s, F_INJURIES)]} < 0")
-            if not 0 <= state[side(s, F_EDGES_LEFT)] <= self.content.characters[c].edges:
-                raise ValueError(f"{env_id}: corrupt state: seat {s} Edges left {state[side(s, F_EDGES_LEFT)]}")
-            if state[side(s, F_DEFEAT)] not in range(len(DEFEAT_NAMES)) or state[side(s, F_ACQUIRED_USED)] not in (0, 1):
-                raise ValueError(f"{env_id}: corrupt state: seat {s} defeat/acquired flags out of range")
-        deck = state[DECK : DECK + DECK_SIZE]
-        if sorted(deck.tolist()) != list(range(DECK_SIZE)):
-            raise ValueError(f"{env_id}: corrupt state: the Time Deck is not a permutation of the {DECK_SIZE} cards")
-        if not 0 <= state[DECK_POS] <= DECK_SIZE:
-            raise ValueError(f"{env_id}: corrupt state: deck position {state[DECK_POS]} outside 0..{DECK_SIZE}")
-        if not 0 <= state[SCENE] < len(self.content.scenes):
-            raise ValueError(f"{env_id}: corrupt state: scene {state[SCENE]} is not a scene")
-        if state[PHASE] not in PHASE_NAMES or (state[PHASE] == PHASE_OVER) != (state[STATUS] != RUNNING):
-            raise ValueError(f"{env_id}: corrupt state: phase {state[PHASE]} disagrees with status {state[STATUS]}")
-        pending = state[PENDING]
-        if (state[CURRENT_PLAYER] == 1 and state[STATUS] == RUNNING) != (pending >= 0) or pending >= NUM_ACTIONS:
-            raise ValueError(f"{env_id}: corrupt state: the first seat's pending choice {pending} does not fit the turn")
 
     # --- notation -------------------------------------------------------------------
     def acquired_names(self, state: np.ndarray, seat: int) -> list[str]:

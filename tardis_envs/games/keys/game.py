@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, hidden, rules
+from . import batch, check, hidden, rules
 from .content import (
     CARD_NAMES,
     CENTRE,
@@ -100,7 +100,7 @@ class KeysToTheTardis(Game):
     """Keys to the TARDIS; see :mod:`tardis_envs.keys_to_the_tardis_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden)
+    kernels = Kernels.of(rules, batch, hidden, check)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
@@ -190,57 +190,6 @@ class KeysToTheTardis(Game):
         rules.set_deck_cards(current, deck)
         current[DECK_SIZE:] = state[EARLIER_DECK_SIZE:]
         return current
-
-    def _check_fields(self, state: np.ndarray) -> None:
-        env_id, n = self.spec.env_id, self.num_players
-        fail = lambda what: ValueError(f"{env_id}: corrupt state: {what}")  # noqa: E731
-        if not 0 <= state[DECK_SIZE] <= rules.MAX_CARDS:
-            raise fail(f"deck size {state[DECK_SIZE]}")
-        slots = rules.deck_cards(state)
-        if (slots[: int(state[DECK_SIZE])] >= NUM_CARD_TYPES).any():
-            raise fail("deck holds an unknown card")
-        if slots[int(state[DECK_SIZE]) :].any():
-            raise fail("the deck's slots past its size must be empty (0)")
-        if (state[HAND : HAND + NUM_CARD_TYPES * 4] < 0).any() or (state[DISCARD : DISCARD + NUM_CARD_TYPES] < 0).any():
-            raise fail("negative card count")
-        expected = np.array(self.components.card_counts)
-        totals = self.card_totals(state)
-        if not np.array_equal(totals, expected):
-            raise fail(f"cards by type {totals.tolist()} do not add up to {expected.tolist()}")
-        board = state[rules.DOORS_OPEN : rules.TUNNELS]
-        if ((board < 0) | (board > rules.ALL_TILES)).any():
-            raise fail(f"a set of tiles has bits past the {NUM_TILES} tiles")
-        if (rules.tile_facts(state, np.arange(rules.KIND_TILES, rules.TUNNELS)).sum(axis=0) != 1).any():
-            raise fail("every tile must have exactly one kind")
-        colour_counts = rules.tile_facts(state, np.arange(rules.COLOUR_TILES, rules.KIND_TILES)).sum(axis=0)
-        kinds = rules.tile_kinds(state)
-        colours = rules.tile_colours(state)
-        if kinds[CENTRE] != rules.KIND_CONTROL or colour_counts[CENTRE] != 0 or not rules.on_tile(state, rules.DOORS_OPEN, CENTRE):
-            raise fail("the Control Tile is not at the centre")
-        if (np.delete(colour_counts, CENTRE) != 1).any():
-            raise fail("every door must have exactly one colour")
-        for colour in range(4):
-            for kind, name in enumerate(TILE_KINDS[:-1]):
-                count = int(np.sum((colours == colour) & (kinds == kind)))
-                if count != self.components.tiles_per_colour[name]:
-                    raise fail(f"{count} {self.components.colours[colour]} {name} tiles")
-        tunnels = state[rules.TUNNELS : rules.TUNNELS + 2]
-        if ((tunnels < 0) | (tunnels >= 1 << NUM_CORNERS)).any() or tunnels[0] & tunnels[1]:
-            raise fail(f"tunnels: bits past the {NUM_CORNERS} grid corners, or a corner with both orientations")
-        pawns = [int(p) for p in state[PAWN : PAWN + n]]
-        on_grid = [p for p in pawns if p >= 0]
-        if len(set(on_grid)) != len(on_grid) or any(p >= NUM_TILES for p in on_grid):
-            raise fail(f"pawns {pawns}")
-        for seat, p in enumerate(pawns):
-            if p < 0 or p == CENTRE:
-                continue
-            dalek = kinds[p] == rules.KIND_DALEK and not rules.on_tile(state, rules.JAM_COOKIES, p)
-            if not rules.on_tile(state, rules.DOORS_OPEN, p) or rules.on_tile(state, rules.TIME_BARRIERS, p) or dalek:
-                raise fail(f"{self.agent_names[seat]}'s pawn stands on {square_name(p)}, where no pawn may stand")
-        if state[PHASE] not in PHASE_NAMES or (state[PHASE] == PHASE_OVER) != (state[STATUS] != RUNNING):
-            raise fail(f"phase {state[PHASE]} with status {state[STATUS]}")
-        if state[TURN] < 0 or state[EXTRA_TURN_PENDING] not in (0, 1):
-            raise fail("turn counter")
 
     # --- position builder ---------------------------------------------------------------
     def position(

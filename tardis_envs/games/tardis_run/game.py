@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, hidden, rules
+from . import batch, check, hidden, rules
 from .content import Board, build_tables, load_board
 from .rules import (
     BLACK_PADDLE_OWNER,
@@ -99,7 +99,7 @@ class TardisRun(Game):
     """TARDIS Run; see :mod:`tardis_envs.tardis_run_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden)
+    kernels = Kernels.of(rules, batch, hidden, check)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:
@@ -130,37 +130,6 @@ class TardisRun(Game):
         if not 1 <= progress <= self.track_length:
             return None
         return progress if seat == DOCTORS else self.track_length + 1 - progress
-
-    def _check_fields(self, state: np.ndarray) -> None:
-        env_id, escaped = self.spec.env_id, self.track_length + 1
-        occupancy: dict[int, list[int]] = {}
-        for seat in (MONSTERS, DOCTORS):
-            prog = self.progress(state, seat)
-            if any(not 0 <= p <= escaped for p in prog):
-                raise ValueError(f"{env_id}: corrupt state: {SIDE_NAMES[seat]} progress {prog} outside 0..{escaped}")
-            if prog != sorted(prog, reverse=True):
-                raise ValueError(f"{env_id}: corrupt state: {SIDE_NAMES[seat]} progress {prog} is not sorted, most advanced first")
-            for p in prog:
-                square = self.square(seat, p)
-                if square is not None:
-                    occupancy.setdefault(square, []).append(seat)
-        for square, seats in occupancy.items():
-            if len(seats) > 2 or len(set(seats)) > 1:
-                raise ValueError(f"{env_id}: corrupt state: square {square} holds {[SIDE_NAMES[s] for s in seats]}")
-        if state[BLACK_PADDLE_OWNER] not in (-1, 0, 1):
-            raise ValueError(f"{env_id}: corrupt state: black paddle owner {state[BLACK_PADDLE_OWNER]} is not -1, 0 or 1")
-        if state[PHASE] not in PHASE_NAMES:
-            raise ValueError(f"{env_id}: corrupt state: phase {state[PHASE]} is not one of {sorted(PHASE_NAMES)}")
-        if (state[PHASE] == PHASE_OVER) != (state[STATUS] != RUNNING):
-            raise ValueError(f"{env_id}: corrupt state: phase {state[PHASE]} disagrees with status {state[STATUS]}")
-        if state[PHASE] == PHASE_EXTRA_MOVE:
-            seat = int(state[CURRENT_PLAYER])
-            pending = int(state[PENDING_PROGRESS])
-            square = self.square(seat, pending)
-            if pending not in self.progress(state, seat) or square is None or rules.extra_target(self.tables, square) == 0:
-                raise ValueError(f"{env_id}: corrupt state: no piece of the mover can take an extra move from progress {pending}")
-        if state[TURN] < 0:
-            raise ValueError(f"{env_id}: corrupt state: turn {state[TURN]} is negative")
 
     # --- position builder ---------------------------------------------------------------
     def position(
