@@ -265,8 +265,7 @@ class Game:
             raise ValueError(invalid_state_message(self.spec.env_id, arr, code, index, self.kernels.state_problems))
         if arr[STATUS] == RUNNING and not self.legal_actions(arr).size:  # a game at rest waits for a decision
             raise ValueError(
-                f"not a valid {self.spec.env_id} state: the seat to move has no legal action, "
-                "expected a decision waiting in a running game"
+                f"not a valid {self.spec.env_id} state: the seat to move has no legal action, expected a decision waiting in a running game"
             )
         self._check_fields(arr)
         return arr
