@@ -472,11 +472,12 @@ def test_bad_fen_is_refused_naming_the_problem(fen, problem):
 def test_corrupt_state_is_refused():
     state = G.new_state(0)
     state[layout.BOARD + 4] = 0  # remove the white king
-    with pytest.raises(ValueError, match="white has 0 kings"):
+    with pytest.raises(ValueError, match="kings: expected exactly one king of each side on the board"):
         G.check_state(state)
     state = G.new_state(0)
     state[layout.BOARD + parse_square("d4")] = layout.PAWN
-    with pytest.raises(ValueError, match="TARDIS square d4 holds a piece"):
+    state[layout.PIECE_ID + parse_square("d4")] = 40  # a piece of its own (ids are distinct)
+    with pytest.raises(ValueError, match=r"TARDIS square at index \d+ is 27, expected no piece on the board on the TARDIS's square"):
         G.check_state(state)
 
 
