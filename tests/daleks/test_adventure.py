@@ -46,11 +46,10 @@ def test_recruit_on_earth_draws_from_the_earth_deck_after_paying():
 
 def test_recruit_elsewhere_draws_aliens_and_cannot_use_earth_links():
     raw = new()
-    s = raw.get_state()
-    s[L.SLOT_KIND + 3] = L.SLOT_TILE
+    s = adventure(raw, L.S_RECRUIT, zone=(3, 0))
+    s[L.SLOT_KIND + 3] = L.SLOT_TILE  # Mars in slot 3, where the Doctor stands
     s[L.SLOT_ID + 3] = location("Mars")
     s[L.LOCATION_PLACE + location("Mars")] = 3
-    s = adventure(raw, L.S_RECRUIT, zone=(3, 0))
     put(raw, s)
     options = legal(raw)
     assert "recruit from the alien deck" in options and "recruit from the earth deck" not in options
