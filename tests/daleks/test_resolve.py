@@ -421,8 +421,7 @@ def test_bystanders_with_any_adventure_cards_are_asked_after_the_roll():
     clear_hand(s, 1)
     clear_hand(s, 2)
     give_card(s, 2, "Fish Fingers & Custard")
-    s[L.SONIC + 2] = 5
-    put(raw, s)
+    s[L.SONIC + 2] = 5  # (not loaded: a state waits in no automatic stage such as the roll)
     from tardis_envs.games.daleks import rules
 
     scratch = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
