@@ -18,8 +18,8 @@ import numpy as np
 
 from agents.heuristics.daleks import DEFAULT_WEIGHTS, choose
 from agents.stats import wilson_interval
-from tardis_envs import time_of_the_daleks_v1
-from tardis_envs.core.jit import njit_parallel, prange
+from tardis_envs import time_of_the_daleks_v2
+from tardis_envs.core.jit import njit_parallel_alloc, prange
 from tardis_envs.core.rng import hash_words, seed_to_key
 from tardis_envs.core.state import RUNNING, STATUS, TRUNCATED
 from tardis_envs.games.daleks import layout as L
@@ -29,7 +29,7 @@ from tardis_envs.games.daleks import rules
 S_OUTCOME, S_ROUNDS, S_DECISIONS = range(3)
 
 
-@njit_parallel
+@njit_parallel_alloc  # allocates a mask a game
 def play_games(states, tables, weights, random_play, key, out):
     for i in prange(states.shape[0]):
         s = states[i]
@@ -59,7 +59,7 @@ def play_games(states, tables, weights, random_play, key, out):
 
 
 def simulate(num_players: int, games: int, random_play: bool = False, seed: int = 0, weights=None, game=None, **options) -> dict:
-    game = game or time_of_the_daleks_v1.Game(num_players=num_players, **options)
+    game = game or time_of_the_daleks_v2.Game(num_players=num_players, **options)
     states = np.stack([game.new_state(seed_to_key(seed + g)) for g in range(games)])
     out = np.zeros((games, 3), dtype=np.int64)
     w = np.array(DEFAULT_WEIGHTS if weights is None else weights, dtype=np.float64)

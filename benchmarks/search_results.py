@@ -38,7 +38,7 @@ PLAN = [
     ("keys_to_the_tardis_v0", ["ismcts:25", "ismcts:100"], {}, 100),
     ("timelord_chess_v1", ["mcts:25:rollout=60", "mcts:100:rollout=60"], {}, 100),
     ("gallifrey_duel_v1", ["ismcts:100", "ismcts:1000"], {}, None),
-    ("time_of_the_daleks_v1", ["ismcts:10:playout=heuristic", "ismcts:40:playout=heuristic"], {}, 100),
+    ("time_of_the_daleks_v2", ["ismcts:10:playout=heuristic", "ismcts:40:playout=heuristic"], {}, 100),
 ]
 
 

@@ -3,7 +3,7 @@
 >>> import tardis_envs
 >>> env = tardis_envs.make("tardis_run_v0", render_mode="ansi")
 >>> tardis_envs.ENV_IDS
-('tardis_run_v0', 'keys_to_the_tardis_v0', 'timelord_chess_v1', 'gallifrey_duel_v1', 'time_of_the_daleks_v1')
+('tardis_run_v0', 'keys_to_the_tardis_v0', 'timelord_chess_v1', 'gallifrey_duel_v1', 'time_of_the_daleks_v2')
 
 Every game is also registered with PettingZoo's own registry when the installed
 PettingZoo has one: ``pettingzoo.make("aec", "tardis_envs/tardis_run_v0")``, and the
@@ -25,7 +25,7 @@ _MODULES = {
     "keys_to_the_tardis_v0": "tardis_envs.keys_to_the_tardis_v0",
     "timelord_chess_v1": "tardis_envs.timelord_chess_v1",
     "gallifrey_duel_v1": "tardis_envs.gallifrey_duel_v1",
-    "time_of_the_daleks_v1": "tardis_envs.time_of_the_daleks_v1",
+    "time_of_the_daleks_v2": "tardis_envs.time_of_the_daleks_v2",
 }
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)
 
@@ -35,8 +35,13 @@ RETIRED_ENV_IDS = {
     "timelord_chess_v0": ("timelord_chess_v1", "the rulings on pawns out of the TARDIS on ranks 1/8"),
     "gallifrey_duel_v0": ("gallifrey_duel_v1", "dramatic mode's scoring per the rulings"),
     "time_of_the_daleks_v0": (
-        "time_of_the_daleks_v1",
-        "the float rounding of three observation entries; v0 checkpoints load on v1",
+        "time_of_the_daleks_v2",
+        "v1: the float rounding of three observation entries; v2: rule fixes; v0 checkpoints load on v2",
+    ),
+    "time_of_the_daleks_v1": (
+        "time_of_the_daleks_v2",
+        "rule fixes: The Stolen Earth places one Dalek, The Teller's Fail cost, Into the Dalek's tax on Earth, "
+        "who is asked never depends on hidden cards, a finished adventure is cleared; v1 checkpoints load on v2",
     ),
 }
 

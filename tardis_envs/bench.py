@@ -52,7 +52,7 @@ TARGETS = {
     "keys_to_the_tardis_v0": 3e6,
     "gallifrey_duel_v1": 10e6,
     "timelord_chess_v1": 1e6,
-    "time_of_the_daleks_v1": 0.5e6,
+    "time_of_the_daleks_v2": 0.5e6,
 }
 
 # the OpenSpiel game (C++ random play) each game's one-game kernel is compared with

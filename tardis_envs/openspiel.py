@@ -77,7 +77,7 @@ _UTILITY = {
     "keys_to_the_tardis_v0": pyspiel.GameType.Utility.GENERAL_SUM,
     "timelord_chess_v1": pyspiel.GameType.Utility.ZERO_SUM,
     "gallifrey_duel_v1": pyspiel.GameType.Utility.ZERO_SUM,
-    "time_of_the_daleks_v1": pyspiel.GameType.Utility.IDENTICAL,
+    "time_of_the_daleks_v2": pyspiel.GameType.Utility.IDENTICAL,
 }
 
 

@@ -438,7 +438,7 @@ def test_clear_errors_for_bad_input():
         ("keys_to_the_tardis_v0", {"num_players": 2}, {"num_players": 4}),
         ("tardis_run_v0", {}, {"board": "configs/tardis_run/boards/grand_tour.yaml"}),
         ("gallifrey_duel_v1", {"mode": "contest"}, {"mode": "climactic"}),
-        ("time_of_the_daleks_v1", {"num_players": 2}, {"num_players": 2, "first_game": True}),
+        ("time_of_the_daleks_v2", {"num_players": 2}, {"num_players": 2, "first_game": True}),
     ],
 )
 def test_set_state_refuses_a_state_of_another_variant(env_id, made, other):

@@ -38,7 +38,7 @@ def test_every_registered_game_ships_a_baseline_and_a_recipe():
 @pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)
 def test_shipped_baseline_loads_and_plays_legally_at_every_player_count(env_id):
     meta = read_meta(baseline_path(env_id))
-    # trained on this version, or on an earlier one it declares compatible (time_of_the_daleks_v0)
+    # trained on this version, or on an earlier one it declares compatible (time_of_the_daleks_v0 for v2)
     assert meta["env_id"] in (env_id, *tardis_envs.env_module(env_id).SPEC.loads_checkpoints_of)
     assert meta["num_timesteps"] >= 0
     assert meta["warm_start"] is None or meta["warm_start"]["decisions"] > 0

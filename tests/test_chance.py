@@ -28,8 +28,8 @@ VARIANTS = [
     ("timelord_chess_v1", {}),
     ("gallifrey_duel_v1", {}),
     ("gallifrey_duel_v1", {"forced_draw_p": 0.25}),
-    ("time_of_the_daleks_v1", {"num_players": 1}),
-    ("time_of_the_daleks_v1", {"num_players": 3}),
+    ("time_of_the_daleks_v2", {"num_players": 1}),
+    ("time_of_the_daleks_v2", {"num_players": 3}),
 ]
 
 
@@ -63,7 +63,7 @@ def test_stepping_by_outcome_equals_stepping_by_sample(env_id, options):
         position = follow(Position.initial(game, key=key), draws)
         assert np.array_equal(position.state, game.new_state(key))
         state = position.state
-        for _ in range(150 if env_id != "time_of_the_daleks_v1" else 80):
+        for _ in range(150 if env_id != "time_of_the_daleks_v2" else 80):
             if state[STATUS] != RUNNING:
                 break
             action = int(rng.choice(game.legal_actions(state)))

@@ -31,7 +31,7 @@ def test_options_take_numpy_numbers_and_refuse_bools():
 
 
 def test_illegal_action_in_the_cooperative_game_costs_the_whole_team():
-    env = tardis_envs.make("time_of_the_daleks_v1", num_players=3)
+    env = tardis_envs.make("time_of_the_daleks_v2", num_players=3)
     env.reset(seed=0)
     offender = env.agent_selection
     illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])

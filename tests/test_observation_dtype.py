@@ -26,8 +26,8 @@ VARIANTS = [
     ("gallifrey_duel_v1", {}),
     ("gallifrey_duel_v1", {"mode": "dramatic"}),
     ("gallifrey_duel_v1", {"mode": "contest"}),
-    ("time_of_the_daleks_v1", {"num_players": 1}),
-    ("time_of_the_daleks_v1", {"num_players": 4, "first_game": False}),
+    ("time_of_the_daleks_v2", {"num_players": 1}),
+    ("time_of_the_daleks_v2", {"num_players": 4, "first_game": False}),
 ]
 IDS = [f"{e}-{'-'.join(f'{k}={v}' for k, v in o.items())}" for e, o in VARIANTS]
 # the dtype each game's numerators need (chess: the ply plane counts up to max_plies)
@@ -36,7 +36,7 @@ EXPECTED_DTYPE = {
     "keys_to_the_tardis_v0": np.uint8,
     "timelord_chess_v1": np.int16,
     "gallifrey_duel_v1": np.int8,
-    "time_of_the_daleks_v1": np.uint8,
+    "time_of_the_daleks_v2": np.uint8,
 }
 
 

@@ -21,8 +21,8 @@ VARIANTS = [
     ("timelord_chess_v1", {"doctor": False, "max_plies": 120}),
     ("gallifrey_duel_v1", {}),
     ("gallifrey_duel_v1", {"mode": "contest"}),
-    ("time_of_the_daleks_v1", {"num_players": 1, "max_rounds": 8}),
-    ("time_of_the_daleks_v1", {"num_players": 4, "max_rounds": 4}),
+    ("time_of_the_daleks_v2", {"num_players": 1, "max_rounds": 8}),
+    ("time_of_the_daleks_v2", {"num_players": 4, "max_rounds": 4}),
 ]
 IDS = [f"{e}-{o}" for e, o in VARIANTS]
 
@@ -69,7 +69,7 @@ def test_openspiel_random_simulation_checks(env_id, options):
 # text options whose values hold a comma, which OpenSpiel's game strings cannot quote
 COMMA_VARIANTS = [
     ("gallifrey_duel_v1", {"pair": "The Doctor, Dalek"}),
-    ("time_of_the_daleks_v1", {"num_players": 2, "doctors": "First Doctor, Fourth Doctor", "max_rounds": 4}),
+    ("time_of_the_daleks_v2", {"num_players": 2, "doctors": "First Doctor, Fourth Doctor", "max_rounds": 4}),
 ]
 
 
@@ -89,7 +89,7 @@ def test_adapter_and_aec_env_agree_on_masks_rewards_and_ends(env_id, options):
     game_os = tardis_openspiel.load_game(env_id, **options)
     rng = np.random.default_rng(1)
     # 268 games over the nine variants: 40 a variant, 20 for Time of the Daleks, 4 for chess
-    games = {"timelord_chess_v1": 4, "time_of_the_daleks_v1": 20}.get(env_id, 40)
+    games = {"timelord_chess_v1": 4, "time_of_the_daleks_v2": 20}.get(env_id, 40)
     decisions = chance_nodes = 0
     for seed in range(games):
         env = tardis_envs.make(env_id, **options)
@@ -128,7 +128,7 @@ def test_adapter_and_aec_env_agree_on_masks_rewards_and_ends(env_id, options):
     assert decisions >= 2 * games and (chance_nodes > 0) == game.spec.chance, (decisions, chance_nodes)
 
 
-@pytest.mark.parametrize("env_id", ["keys_to_the_tardis_v0", "gallifrey_duel_v1", "time_of_the_daleks_v1"])
+@pytest.mark.parametrize("env_id", ["keys_to_the_tardis_v0", "gallifrey_duel_v1", "time_of_the_daleks_v2"])
 def test_resampled_states_share_the_information_state(env_id):
     game = pyspiel.load_game(env_id)
     rng = np.random.default_rng(2)

@@ -89,11 +89,11 @@ def test_observation_only_options_let_a_checkpoint_play_the_default_game():
 
 
 def test_a_checkpoint_of_an_earlier_compatible_version_loads():
-    """time_of_the_daleks_v1 changed only the float rounding of three observation entries:
-    v0 checkpoints load on it; a checkpoint of another game does not."""
+    """time_of_the_daleks_v2 (rule fixes) and v1 (float rounding) kept the observation and
+    action encodings: v0 and v1 checkpoints load on v2; a checkpoint of another game does not."""
     from agents.checkpoint import CheckpointError, check_compatible
 
-    game = tardis_envs.make("time_of_the_daleks_v1").unwrapped.game
+    game = tardis_envs.make("time_of_the_daleks_v2").unwrapped.game
     meta = {
         "env_id": "time_of_the_daleks_v0",
         "env_version": 0,
@@ -102,5 +102,6 @@ def test_a_checkpoint_of_an_earlier_compatible_version_loads():
         "options": dict(game.options),
     }
     check_compatible(meta, game, "v0.zip")
-    with pytest.raises(CheckpointError, match="trained on 'keys_to_the_tardis_v0', not 'time_of_the_daleks_v1'"):
+    check_compatible({**meta, "env_id": "time_of_the_daleks_v1", "env_version": 1}, game, "v1.zip")
+    with pytest.raises(CheckpointError, match="trained on 'keys_to_the_tardis_v0', not 'time_of_the_daleks_v2'"):
         check_compatible({**meta, "env_id": "keys_to_the_tardis_v0"}, game, "keys.zip")

@@ -77,7 +77,7 @@ def test_ismcts_plays_legal_moves_in_every_game(env_id):
     assert np.array_equal(one.act_batch(states, None, masks), many.act_batch(states, None, masks))
 
 
-@pytest.mark.parametrize("env_id", ["tardis_run_v0", "gallifrey_duel_v1", "time_of_the_daleks_v1"])
+@pytest.mark.parametrize("env_id", ["tardis_run_v0", "gallifrey_duel_v1", "time_of_the_daleks_v2"])
 def test_heuristic_playouts_play_legally(env_id):
     """``playout=heuristic``: the playouts follow the game's heuristic (one compiled kernel
     per game in agents/heuristics/guided.py)."""
@@ -108,7 +108,7 @@ def test_search_beats_random_in_tardis_run():
 
 
 def test_mcts_is_refused_where_it_would_see_hidden_information():
-    for env_id in ("keys_to_the_tardis_v0", "gallifrey_duel_v1", "time_of_the_daleks_v1"):
+    for env_id in ("keys_to_the_tardis_v0", "gallifrey_duel_v1", "time_of_the_daleks_v2"):
         game = tardis_envs.make(env_id).unwrapped.game
         with pytest.raises(ValueError, match="use ismcts"):
             make_agent("mcts:100", game)

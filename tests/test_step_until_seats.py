@@ -18,7 +18,7 @@ CASES = [
     ("tardis_run_v0", {"max_turns": 12}),
     ("keys_to_the_tardis_v0", {"num_players": 3, "max_turns": 30}),
     ("gallifrey_duel_v1", {}),
-    ("time_of_the_daleks_v1", {"num_players": 3, "max_rounds": 3}),
+    ("time_of_the_daleks_v2", {"num_players": 3, "max_rounds": 3}),
     ("timelord_chess_v1", {"max_plies": 10}),
 ]
 

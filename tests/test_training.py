@@ -30,7 +30,7 @@ def tiny_config(env_id, folder):
         "keys_to_the_tardis_v0": "{max_turns: 60}",
         "timelord_chess_v1": "{max_plies: 40}",
         "gallifrey_duel_v1": "{max_exchanges: 20}",
-        "time_of_the_daleks_v1": "{max_rounds: 4}",
+        "time_of_the_daleks_v2": "{max_rounds: 4}",
     }[env_id]
     # the chess heuristic searches tens of ms a move: a small share of its games
     opponents = ", opponents: {random: 0.8, heuristic: 0.1, snapshot: 0.1}" if env_id == "timelord_chess_v1" else ""
@@ -305,7 +305,7 @@ def test_selfplay_vecenv_matches_the_aec_env(env_id):
         ("tardis_run_v0", {"max_turns": 20}),
         ("keys_to_the_tardis_v0", {"num_players": 3, "max_turns": 20}),
         ("gallifrey_duel_v1", {}),
-        ("time_of_the_daleks_v1", {"num_players": 2, "max_rounds": 3}),
+        ("time_of_the_daleks_v2", {"num_players": 2, "max_rounds": 3}),
         ("timelord_chess_v1", {"max_plies": 12}),
     ],
 )
@@ -404,7 +404,7 @@ def test_bradley_terry_handles_unbeaten_agents():
 def test_cooperative_selfplay_for_every_team_size(num_players):
     """Time of the Daleks: the learner holds one seat, team-mates from the pool hold the others;
     its rewards are the game's (-1 when the Daleks win)."""
-    env_id = "time_of_the_daleks_v1"
+    env_id = "time_of_the_daleks_v2"
     options = {"num_players": num_players, "max_rounds": 6}
     game = tardis_envs.env_module(env_id).Game(**options)
     vec = SelfPlayVecEnv(env_id, 8, OpponentPool(game, {"heuristic": 0.5, "random": 0.5}, seed=3), seed=5, options=options)
@@ -425,9 +425,9 @@ def test_cooperative_selfplay_for_every_team_size(num_players):
 def test_team_evaluation_counts_the_teams_wins():
     from agents.tournament import team_match
 
-    game = tardis_envs.env_module("time_of_the_daleks_v1").Game()
+    game = tardis_envs.env_module("time_of_the_daleks_v2").Game()
     heuristic, rand = make_agent("heuristic", game), make_agent("random", game, seed=1)
-    result = team_match("time_of_the_daleks_v1", rand, heuristic, ("random", "heuristic"), 40, seed=0)
+    result = team_match("time_of_the_daleks_v2", rand, heuristic, ("random", "heuristic"), 40, seed=0)
     rec = result.team_record(0)
     assert rec["games"] == 40 and rec["wins"] + rec["draws"] + rec["losses"] == 40
     assert (result.seats == 0).sum() == 40, "the agent sits in exactly one seat of every game"

@@ -21,7 +21,7 @@ HEURISTIC_MODULES = {
     "keys_to_the_tardis_v0": "agents.heuristics.keys",
     "timelord_chess_v1": "agents.heuristics.chess",
     "gallifrey_duel_v1": "agents.heuristics.gallifrey",
-    "time_of_the_daleks_v1": "agents.heuristics.daleks",
+    "time_of_the_daleks_v2": "agents.heuristics.daleks",
 }
 
 

@@ -72,5 +72,5 @@ GUIDED_SEARCH = {
     "keys_to_the_tardis_v0": keys_search,
     "timelord_chess_v1": chess_search,
     "gallifrey_duel_v1": gallifrey_search,
-    "time_of_the_daleks_v1": daleks_search,
+    "time_of_the_daleks_v2": daleks_search,
 }

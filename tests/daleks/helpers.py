@@ -9,7 +9,7 @@ from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks import rules
 from tardis_envs.games.daleks.content import COLOURS, SYMBOLS, load_content
 
-ENV_ID = "time_of_the_daleks_v1"
+ENV_ID = "time_of_the_daleks_v2"
 CONTENT = load_content()
 
 

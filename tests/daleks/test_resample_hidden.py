@@ -20,7 +20,7 @@ PLAYER_COUNTS = (1, 2, 4)
 
 
 def daleks(num_players, **options):
-    return tardis_envs.make("time_of_the_daleks_v1", num_players=num_players, **options).unwrapped.game
+    return tardis_envs.make("time_of_the_daleks_v2", num_players=num_players, **options).unwrapped.game
 
 
 def legal_mask(g, state):

@@ -1,1 +1,1 @@
-"""Time of the Daleks (time_of_the_daleks_v1): rules, content and drawing."""
+"""Time of the Daleks (time_of_the_daleks_v2): rules, content and drawing."""

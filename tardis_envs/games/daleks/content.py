@@ -368,7 +368,7 @@ def _find(names: list[str], name: str, what: str) -> int:
     for i, candidate in enumerate(names):
         if candidate.lower() == wanted:
             return i
-    raise ValueError(f"time_of_the_daleks_v1: unknown {what} {name!r}; known: {', '.join(names)}")
+    raise ValueError(f"time_of_the_daleks_v2: unknown {what} {name!r}; known: {', '.join(names)}")
 
 
 class ContentError(ValueError):
@@ -927,7 +927,7 @@ def build_tables(
         t[base + C_LINKS] = _link_mask(content, c.links)
     rows = ability_rows(content)
     if len(rows) > MAX_ABILITIES:
-        raise ValueError(f"time_of_the_daleks_v1: {len(rows)} ability rows exceed {MAX_ABILITIES}")
+        raise ValueError(f"time_of_the_daleks_v2: {len(rows)} ability rows exceed {MAX_ABILITIES}")
     for i, c in enumerate(content.cards):
         base = T_CARDS + i * CARD_FIELDS
         t[base + K_TYPE] = c.type

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC env of Time of the Daleks (documentation: ``tardis_envs.time_of_the_daleks_v1``)."""
+"""The PettingZoo AEC env of Time of the Daleks (documentation: ``tardis_envs.time_of_the_daleks_v2``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .game import TimeOfTheDaleks
 
 class raw_env(TardisAECEnv):  # noqa: N801 - PettingZoo's naming
     game_class = TimeOfTheDaleks
-    metadata = {**TardisAECEnv.metadata, "name": "time_of_the_daleks_v1"}
+    metadata = {**TardisAECEnv.metadata, "name": "time_of_the_daleks_v2"}
 
 
 env = make_env_factory(raw_env)

@@ -68,9 +68,9 @@ def _doctors_check(value: str) -> str | None:
 
 
 SPEC = GameSpec(
-    env_id="time_of_the_daleks_v1",
+    env_id="time_of_the_daleks_v2",
     name="Time of the Daleks",
-    version=1,
+    version=2,
     rulebook="Doctor Who: Time of the Daleks",
     min_players=1,
     max_players=4,
@@ -78,7 +78,7 @@ SPEC = GameSpec(
     hidden_information=True,
     status="complete",
     cooperative=True,
-    loads_checkpoints_of=("time_of_the_daleks_v0",),
+    loads_checkpoints_of=("time_of_the_daleks_v0", "time_of_the_daleks_v1"),
     options={
         "num_players": Option(2, "Doctors (players), 1-4", kind=int, choices=(1, 2, 3, 4)),
         "doctors": Option(
@@ -146,7 +146,7 @@ def effect_list_words(pairs) -> str:
 
 
 class TimeOfTheDaleks(Game):
-    """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v1` for the documentation page."""
+    """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v2` for the documentation page."""
 
     spec = SPEC
     kernels = Kernels.of(rules, batch, hidden, check)
@@ -163,7 +163,7 @@ class TimeOfTheDaleks(Game):
         else:
             names = [part.strip() for part in o["doctors"].split(",") if part.strip()]
             if len(names) != n:
-                raise ValueError(f"time_of_the_daleks_v1: option 'doctors' names {len(names)} Doctors for {n} players")
+                raise ValueError(f"time_of_the_daleks_v2: option 'doctors' names {len(names)} Doctors for {n} players")
             seat_doctors = tuple(sorted(self.content.doctor_index(x) for x in names))
         self.tables = build_tables(self.content, n, seat_doctors, o["first_game"], o["track_length"], o["max_rounds"], o["tardis_faces"])
         self.num_players = n
@@ -550,19 +550,8 @@ class TimeOfTheDaleks(Game):
             "companions_discarded": [x.name for k, x in enumerate(c.companions) if state[L.COMPANION_PLACE + k] == L.PLACE_DISCARD],
             "anomalies": int((state[L.ANOMALY_STATE : L.ANOMALY_STATE + NUM_ANOMALIES] == L.AS_DECK).sum()),
         }
-        stage = int(state[L.STAGE])
         adventure = None
-        if status == RUNNING and stage not in (
-            L.S_TURN_START,
-            L.S_PREPARE,
-            L.S_TRAVEL,
-            L.S_TRAVEL_CHOOSE,
-            L.S_TRAVEL_KEEP,
-            L.S_FINISH,
-            L.S_END_TURN,
-            L.S_DALEK_TURN,
-            L.S_DALEK_CHECK,
-        ):
+        if status == RUNNING and int(state[L.ADV_SLOT]) >= 0:  # an adventure in progress (cleared at its Finish)
             zone = int(state[L.ADV_SLOT]) * L.ZONES_PER_SLOT + int(state[L.ADV_ZONE])
             helper = int(state[L.HELPER])
             dice = []

@@ -4,7 +4,7 @@ Seats appear relative to the observer: block 0 is the observer, blocks 1-3 the n
 seats in turn order (empty when absent). Everything on the table is public (track,
 consoles, Locations, face-up Dilemmas, Dalek markers, dice, decks' sizes and discard
 piles); the observer sees its own hand only, other hands by size, and a face-down
-Dilemma only as "face down". See ``tardis_envs.time_of_the_daleks_v1`` for the table
+Dilemma only as "face down". See ``tardis_envs.time_of_the_daleks_v2`` for the table
 of segments.
 """
 

@@ -1,16 +1,7 @@
-# Time of the Daleks (`time_of_the_daleks_v1`)
-
-Generated from the docstring of `tardis_envs.time_of_the_daleks_v1` by `python -m tardis_envs.docs --write`; do not edit by hand.
-
-1-4 players; chance: yes; hidden information: yes; cooperative; status: complete.
-
-![a position of Time of the Daleks](img/time_of_the_daleks_v1.png) ![a short game of Time of the Daleks](img/time_of_the_daleks_v1.gif)
-
-```text
-Time of the Daleks (``time_of_the_daleks_v1``): 1-4 Doctors race the Dalek automaton to Gallifrey.
+"""Time of the Daleks (``time_of_the_daleks_v2``): 1-4 Doctors race the Dalek automaton to Gallifrey.
 
 =====================  ==========================================================
-Import                 ``from tardis_envs import time_of_the_daleks_v1``
+Import                 ``from tardis_envs import time_of_the_daleks_v2``
 Agents                 ``player_0`` .. ``player_{n-1}`` (``num_players`` 1-4)
 Actions                ``Discrete(611)``
 Observation            ``Box(0, 4, (2963,), float32)``, the deciding seat's view
@@ -20,7 +11,9 @@ Chance                 the TARDIS die, story dice, every deck (Locations,
 Hidden information     other Doctors' hands, deck contents, face-down Dilemmas
 Rewards                cooperative: a Dalek win gives every Doctor -1; a Doctors'
                        win gives +1 to each Doctor on Gallifrey, 0 to the others
-                       (a solo Doctor: +1 / -1); truncation 0
+                       (a solo Doctor: +1 / -1); truncation 0; an illegal action
+                       (``illegal_action="terminate"``) gives every Doctor -1: the
+                       team shares the outcome
 Content                ``games/daleks/content/*.yaml``; every card listed with its
                        effect and origin in ``docs/games/time_of_the_daleks.md``
 =====================  ==========================================================
@@ -99,14 +92,16 @@ Where the rulebook is silent or ambiguous this implementation decides:
   helper who comes moves to the helped Doctor's Time Zone (free if already at the
   Location); a helper already at the Location helps there (the Ship moves two spaces
   unless it is a Time Anomaly). The Into the Dalek travel tax applies to a Doctor's own
-  Travel step.
+  Travel step, when it moves to a Location: moving between Earth's zones while on Earth
+  is no such move and costs nothing.
 * Manipulating dice: the Doctor being helped first, then its helper; each stops when it
   wants. A Doctor that has changed a facing re-rolls no more (re-roll, then change).
   The adventure resolves the moment the Challenge is met.
 * Cards usable outside their owner's turn (Any Adventure, Anytime) are offered in a
   window after the first roll, after every re-roll by a Doctor of the adventure and
   after each Doctor's manipulation, to every other Doctor in turn order holding a
-  usable card; they act on either pool.
+  card (it may pass: being asked tells nothing about its hand) or a usable Companion
+  ability; they act on either pool.
 * "A card's effect once per turn": every ability row of a card is used at most once per
   turn (dice icons therefore once per adventure); a card with two alternatives (a
   split-colour focus, K-9's die of any colour) uses one of them.
@@ -119,10 +114,22 @@ Where the rulebook is silent or ambiguous this implementation decides:
 * A fail cost option the Doctor cannot pay in full may not be chosen, unless no option
   can be paid; then any is chosen and paid as far as possible. Any payment the Doctor
   cannot make at all (no Sonic, no card) lapses.
-* A Dalek placed "on Earth" by a card goes to the Earth zone with the fewest markers.
+* A Dalek placed "on Earth" by a card goes to the Earth zone with the fewest markers:
+  one marker, whatever the number of Doctors. An instant Time Anomaly's effect acts once
+  for the table or once for each Doctor, as its card says (The Stolen Earth: once; The
+  Time of the Doctor: the Doctors regenerate once, then each Doctor dismisses, draws and
+  gains; The Dalek Invasion of Earth: each Doctor). A Reward goes to the Doctor of the
+  adventure and again to a helper who came; a Fail cost is paid by both (the rulebook).
+* The Teller's Fail cost is "discard a Companion" and "move the Dalek Ship forward two
+  spaces": the rulebook's text prints that second line just before the card's title,
+  where The Impossible Astronaut's and The Silence's wrapped Fail lines stand.
 * Regeneration: every Doctor takes the next Doctor card in regeneration order (the
   Twelfth becomes the First); Companions and cards stay.
-* Decisions with a single legal action are taken automatically and never shown.
+* Decisions with a single legal action are taken automatically and never shown, unless
+  some deal of the hidden cards could have given more: a Doctor holding a Timey-Wimey
+  card is asked (and may have one legal action) wherever a card nobody can place (in
+  the deck or a hand) would give it an option. Which seat decides next thus depends
+  only on what every seat may know.
 
 Rule options: ``num_players`` (2), ``doctors`` (``"default"``: First, Fourth, Eleventh,
 Twelfth by seat; ``"random"``; or names), ``first_game`` (False), ``track_length``
@@ -191,7 +198,8 @@ next seats in turn order)
 2369-2422   Companions still in their deck (27), discarded (27)
 2423-2478   8 Time Anomalies x (deck, discard, removed, Location, Task,
             progress / needed, imprisoned / 3)
-2479-2484   the Challenge: symbols / 4
+2479-2484   the Challenge: symbols / 4 (2479-2695 show the adventure in progress;
+            between adventures they are cleared: help "none", pool 0 manipulating)
 2485-2490   conditions (Fixed Point, Time Locked, Time Breach), help (none,
             afar, come)
 2491-2498   dice gathered before the roll / 8 (helped, helper x 4 colours)
@@ -216,15 +224,26 @@ Version history
   trained on v0 load on v1 (``SPEC.loads_checkpoints_of``) and v0's results
   (balance, search, the 15-minute training run) hold for v1.
   ``tardis_envs.make("time_of_the_daleks_v0")`` says where it went.
-```
+* v2 (2026-11-27): rule fixes. The Stolen Earth places one Dalek marker on Earth, not
+  one per Doctor (each instant anomaly effect says whether it acts once or for each
+  Doctor); Into the Dalek's tax no longer blocks moving between Earth's zones; The
+  Teller's Fail cost also moves the Dalek Ship forward two spaces; which seat decides
+  next never depends on hidden cards (a Doctor holding a card is offered every Any
+  Adventure window and may pass; a single-option decision is skipped only when no
+  hidden deal could give it more); a finished adventure's zone, Challenge, help, dice
+  and odds are cleared at its Finish instead of lingering in the observation and in
+  ``describe()`` until the next adventure. The observation and action encodings are
+  unchanged, so v0 and v1 checkpoints load on v2 (``SPEC.loads_checkpoints_of``);
+  results measured on v1 do not carry over (the balance table and the baseline's
+  result are re-measured on v2). ``tardis_envs.make("time_of_the_daleks_v1")`` says
+  where it went.
+"""
 
-## Rule options
+from __future__ import annotations
 
-| option | default | meaning |
-|---|---|---|
-| `num_players` | `2` | Doctors (players), 1-4 (one of 1, 2, 3, 4) |
-| `doctors` | `'default'` | 'default' (First, Fourth, Eleventh, Twelfth by seat), 'random' (drawn each game) or the Doctors' names, comma separated (seated in regeneration order) (a str) |
-| `first_game` | `False` | the rulebook's first-game changes: 3 anomaly markers (VIII, XI, XIV), no advanced cards, Fixed Point / Time Locked / Time Breach ignored (a bool) |
-| `track_length` | `18` | space of Gallifrey on the Web of Time (Skaro is 0, Earth 2) (a int in [16, 24]) |
-| `max_rounds` | `60` | rounds (every Doctor and the Daleks) before truncation (a int in [1, 1000]) |
-| `tardis_faces` | `3` | TARDIS faces of the six-sided TARDIS die (the others are question marks) (a int in [0, 6]) |
+from .games.daleks.env import env, raw_env
+from .games.daleks.game import SPEC, TimeOfTheDaleks
+
+Game = TimeOfTheDaleks
+
+__all__ = ["env", "raw_env", "Game", "SPEC"]
