@@ -90,7 +90,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
-BALANCE_FILE = Path("docs/results/time_of_the_daleks_v0/balance.txt")
+BALANCE_FILE = Path("docs/results/time_of_the_daleks_v2/balance.txt")
 
 
 def card_list_markdown(content: Content, balance: str | None = None) -> str:
