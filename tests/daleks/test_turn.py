@@ -200,7 +200,8 @@ def test_locations_reshuffle_when_the_deck_runs_out():
     assert (s[L.LOCATION_PLACE : L.LOCATION_PLACE + 20] == L.PLACE_DECK).sum() == 19
 
 
-def test_into_the_dalek_taxes_travel_to_other_locations():
+def travel_with_into_the_dalek_in_play():
+    """A raw env and a state at seat 0's Travel step with Into the Dalek in play (slot 5)."""
     raw = new()
     s = raw.get_state()
     a = [x.name for x in raw.game.content.anomalies].index("Into the Dalek")
@@ -209,6 +210,11 @@ def test_into_the_dalek_taxes_travel_to_other_locations():
     s[L.SLOT_KIND + 5] = L.SLOT_ANOMALY
     s[L.SLOT_ID + 5] = a
     s[L.STAGE] = L.S_TRAVEL
+    return raw, s
+
+
+def test_into_the_dalek_taxes_travel_to_other_locations():
+    raw, s = travel_with_into_the_dalek_in_play()
     s[L.SONIC + 0] = 3
     put(raw, s)
     assert "travel to into the dalek" in legal(raw)
@@ -228,14 +234,7 @@ def test_into_the_dalek_taxes_travel_to_other_locations():
 
 
 def test_into_the_dalek_does_not_tax_moving_between_earth_zones():
-    raw = new()
-    s = raw.get_state()
-    a = [x.name for x in raw.game.content.anomalies].index("Into the Dalek")
-    s[L.ANOMALY_STATE + a] = L.AS_LOCATION
-    s[L.ANOMALY_SLOT + a] = 5
-    s[L.SLOT_KIND + 5] = L.SLOT_ANOMALY
-    s[L.SLOT_ID + 5] = a
-    s[L.STAGE] = L.S_TRAVEL
+    raw, s = travel_with_into_the_dalek_in_play()
     s[L.SONIC + 0] = 1
     clear_hand(s, 0)
     s[L.AT_SLOT + 0], s[L.AT_ZONE + 0] = 0, 0
