@@ -21,7 +21,9 @@ What OpenSpiel sees (``GameType``)
     TARDIS, the Ghosts of Gallifrey duel (a committed choice stays hidden) and
     Time of the Daleks; zero-sum for the two-player games, general-sum for Keys
     (the winner +1 and every other player -1; with 3-4 players the sum is not
-    constant), identical for Time of the Daleks (one team); utilities in
+    constant) and for Time of the Daleks (a Dalek win gives every Doctor -1, a Doctors'
+    win +1 to each Doctor on Gallifrey and 0 to the others, so team-mates' utilities
+    can differ and OpenSpiel's "identical" would be untrue); utilities in
     [-1, 1]; terminal rewards; ``max_game_length`` = the game's decision limit.
     Chance outcomes are numbered within a draw: ``0..n-1`` for a draw of ``n``
     (the face of a die, the card taken, the Fisher–Yates swap), ``0/1`` for a coin.
@@ -77,7 +79,7 @@ _UTILITY = {
     "keys_to_the_tardis_v0": pyspiel.GameType.Utility.GENERAL_SUM,
     "timelord_chess_v1": pyspiel.GameType.Utility.ZERO_SUM,
     "gallifrey_duel_v1": pyspiel.GameType.Utility.ZERO_SUM,
-    "time_of_the_daleks_v2": pyspiel.GameType.Utility.IDENTICAL,
+    "time_of_the_daleks_v2": pyspiel.GameType.Utility.GENERAL_SUM,
 }
 
 

@@ -216,7 +216,7 @@ def test_illegal_action_terminates_with_penalty(env_id):
         env.step(illegal)
     assert all(env.terminations.values())
     assert env._cumulative_rewards[offender] == -1
-    # a cooperative game's team shares the outcome (the OpenSpiel adapter's identical utilities)
+    # a cooperative game's team shares the outcome of an illegal action (every Doctor -1)
     team = env.unwrapped.game.spec.cooperative
     assert all(env._cumulative_rewards[a] == (-1 if team else 0) for a in env.agents if a != offender)
     # every game tells the same story afterwards: no winner, who broke the rules, in

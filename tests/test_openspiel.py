@@ -212,3 +212,23 @@ def test_openspiel_mcts_through_the_adapter_agrees_with_the_compiled_search_on_a
     assert state.action_to_string(state.current_player(), oracle) == "a1a8"
     compiled, _ = make_agent("mcts:150", game.tardis, seed=0).search(state.position.state, 0)
     assert compiled == oracle
+
+
+def test_time_of_the_daleks_declares_the_utilities_its_doctors_can_get():
+    """A Doctors' win rewards only the Doctors on Gallifrey (+1, the others 0), so team-mates'
+    returns can differ: the game must not call itself one of OpenSpiel's identical-utility games."""
+    from tardis_envs.core.state import REWARDS
+    from tardis_envs.games.daleks import layout as L
+    from tardis_envs.games.daleks.common import end_game
+    from tardis_envs.games.daleks.content import T_TRACK
+
+    raw = tardis_envs.make("time_of_the_daleks_v2", num_players=2).unwrapped
+    raw.reset(seed=0)
+    state = raw.get_state()
+    track = int(raw.game.tables[T_TRACK])
+    state[L.TARDIS] = track  # the first Doctor on Gallifrey, the second still on the Web of Time
+    state[L.TARDIS + 1] = track - 3
+    end_game(state, raw.game.tables, L.WIN_DOCTORS)
+    assert list(state[REWARDS : REWARDS + 2]) == [1, 0]
+    kind = pyspiel.load_game("time_of_the_daleks_v2").get_type()
+    assert kind.utility == pyspiel.GameType.Utility.GENERAL_SUM
