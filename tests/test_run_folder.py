@@ -134,6 +134,47 @@ def test_minutes_is_a_budget(tmp_path, monkeypatch):
     assert stats["num_timesteps"] > 0 and (tmp_path / "run" / "summary.md").exists()
 
 
+def test_minutes_is_a_budget_for_the_rllib_backend_too(tmp_path):
+    """The RLlib loop keeps the final evaluation, one more iteration and the report free from
+    the start (an evaluation is timed before training). Here an iteration takes 0.3 s and an
+    evaluation 3 s (sleeps, so the machine's load does not change them) and no periodic
+    evaluation falls due: a loop that kept nothing free trained to the deadline and then
+    evaluated, 3 s late."""
+    pytest.importorskip("ray.rllib")
+    from agents.training.rllib_backend import MAIN
+    from agents.training.rllib_train import RLlibTrainer
+
+    class Algo:
+        steps = 0
+
+        def train(self):
+            time.sleep(0.3)
+            self.steps += 100
+            runners = {"num_module_steps_sampled_lifetime": {MAIN: self.steps}, "num_module_steps_sampled": {MAIN: 100}}
+            return {"env_runners": {**runners, "num_env_steps_sampled": 100}}
+
+    class Writer:
+        def add_scalar(self, *args):
+            pass
+
+    record = {"games": 12, "wins": 6, "draws": 0, "losses": 6, "win_rate": 0.5, "ci_low": 0.25, "ci_high": 0.75}
+    budget = 0.2  # minutes
+    trainer = RLlibTrainer(tiny(total_timesteps=10_000_000, max_minutes=budget, eval_every=10_000_000), tmp_path / "run", progress=False)
+
+    def three_second_evaluation():
+        time.sleep(3.0)
+        trainer.history.append({"timesteps": trainer.num_timesteps, "opponent": "random", **record})
+        return {"random": dict(record)}
+
+    trainer.algo, trainer.writer, trainer.evaluate = Algo(), Writer(), three_second_evaluation
+    trainer.started = time.perf_counter()
+    stats = trainer._loop()
+    elapsed = time.perf_counter() - trainer.started
+    assert elapsed <= 1.1 * 60 * budget, elapsed
+    assert elapsed >= 0.5 * 60 * budget, elapsed  # and it used its budget
+    assert stats["num_timesteps"] > 0
+
+
 def test_a_cooperative_runs_eval_csv_names_the_team_mates_partner(tmp_path):
     record = {"games": 4, "wins": 0, "draws": 0, "losses": 4, "win_rate": 0.0, "ci_low": 0.0, "ci_high": 0.49}
     append_eval_rows(tmp_path, 10, 1.0, {"heuristic": record}, cooperative=True)

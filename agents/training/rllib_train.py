@@ -19,6 +19,11 @@ frozen copy of ``main`` every ``snapshot_every`` learner steps (``Algorithm.add_
 ``max_snapshots``). :class:`~agents.training.rllib_backend.LeagueMapping` seats them per episode
 by the run's ``opponents`` weights.
 
+Time limit (``max_minutes``, ``--minutes``): as in the SB3 backend, the clock starts when the
+trainer is created, an evaluation is timed before training, and its time (x ``EVAL_MARGIN``), one
+more ``algo.train()`` iteration and the report stay free before the deadline, so the run ends
+inside its budget.
+
 Ray: by default the command starts a local Ray of its own and ends it; ``address`` joins a
 running cluster (``ray start --head`` on one machine, ``ray start --address=<head>:6379`` on
 the others), and the env runners and learners are spread over it.
@@ -44,7 +49,7 @@ from ..checkpoint import CheckpointError
 from ..rllib_agent import RLlibPolicyAgent
 from .config import TrainConfig
 from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, module_model_config, ppo_config, save_checkpoint, spaces
-from .train import append_eval_rows, evaluate_learner, read_history, rearm_ctrl_c, resumable_meta, write_report
+from .train import EVAL_MARGIN, REPORT_SECONDS, append_eval_rows, evaluate_learner, read_history, rearm_ctrl_c, resumable_meta, write_report
 
 # Learner decisions per PPO update: at least MIN_UPDATE (a smaller batch is mostly noise), at
 # most half the run's --timesteps (a short run still updates more than once)
@@ -309,12 +314,24 @@ class RLlibTrainer:
         next_snapshot = (self.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
         steps0, t0, env_steps = self.num_timesteps, time.perf_counter(), 0
         base = None  # learner steps the algorithm counted before this process (resume)
-        eval_seconds = 0.0
+        eval_seconds = 0.0  # the last evaluation's wall time
+        iteration_seconds = 0.0  # the last algo.train() call's wall time
         last_line = None  # when the last progress line was printed
+
+        def reserve() -> float:
+            """Seconds kept free before the deadline: the final evaluation, one more iteration, the report."""
+            return EVAL_MARGIN * eval_seconds + iteration_seconds + REPORT_SECONDS
+
+        if math.isfinite(deadline) and self.num_timesteps < c.total_timesteps:
+            started = time.perf_counter()
+            self.evaluate()  # times an evaluation: the final one's time is kept free from the start
+            eval_seconds = time.perf_counter() - started
         try:
-            while self.num_timesteps < c.total_timesteps and time.perf_counter() + eval_seconds < deadline:
+            while self.num_timesteps < c.total_timesteps and time.perf_counter() + reserve() < deadline:
                 rearm_ctrl_c()  # the last evaluation may have compiled kernels
+                started = time.perf_counter()
                 result = self.algo.train()
+                iteration_seconds = time.perf_counter() - started
                 counted = learner_steps(result)
                 if base is None:
                     base = self.num_timesteps - (counted - self._last_batch(result))
@@ -336,7 +353,9 @@ class RLlibTrainer:
                 if self.num_timesteps >= next_snapshot and c.opponents.get("snapshot", 0) > 0:
                     self.snapshot()
                     next_snapshot += c.snapshot_every
-                if self.num_timesteps >= next_eval:
+                if self.num_timesteps >= next_eval and time.perf_counter() + eval_seconds + reserve() >= deadline:
+                    next_eval += c.eval_every  # no time for two more evaluations: the final one comes soon
+                elif self.num_timesteps >= next_eval:
                     started = time.perf_counter()
                     results = self.evaluate()
                     eval_seconds = time.perf_counter() - started
