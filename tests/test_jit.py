@@ -25,6 +25,7 @@ RETURNS_AN_INTEGER_PARAMETER = {
     ("tardis_envs/games/chess/board.py", "gen_piece_moves", "n"),
     ("tardis_envs/games/chess/board.py", "gen_castling", "n"),
     ("tardis_envs/games/chess/layout.py", "queen_if_last_rank", "code"),
+    ("tardis_envs/games/chess/check.py", "_board_code", "doctor"),  # a bool flag
     ("tardis_envs/games/daleks/common.py", "zone_record", "z"),
     ("tardis_envs/games/daleks/abilities.py", "reach", "own_pool"),
     ("tardis_envs/games/gallifrey/rules.py", "out_of_action_at", "stasis"),
