@@ -17,6 +17,7 @@ import numpy as np
 
 from . import ENV_IDS, __version__, check_env_id, env_module
 from .core.options import load_config
+from .core.rng import check_seed as seed_accepted
 from .outputs import check_writable, unused_path, write_with_fallback
 
 DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
@@ -63,9 +64,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def check_seed(seed: int | None) -> None:
-    """Refuse a negative ``--seed`` (numpy's generators take seeds >= 0) before any work."""
-    if seed is not None and seed < 0:
-        raise ValueError(f"--seed must be an integer >= 0, got {seed}")
+    """Refuse a bad ``--seed`` before any work, by the generators' own rule
+    (:func:`tardis_envs.core.rng.check_seed`), in words that name the flag."""
+    try:
+        seed_accepted(seed)
+    except ValueError:
+        raise ValueError(f"--seed must be an integer >= 0, got {seed}") from None
 
 
 EVAL_FILES = ("results.json", "results.md", "match.csv", "team.csv", "matrix.csv", "ratings.csv", "heatmap.png")
