@@ -18,6 +18,8 @@ AGENT_SPECS = (
     "ppo:<checkpoint.zip>",
     "ppo:baseline",
     "rllib:<checkpoint folder>",
+    "az:<checkpoint.zip>[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:net]",
+    "az:baseline",
     *(f"{kind}:<simulations>[:c=<UCT constant>][:rollout=<max playout steps>][:playout=random|heuristic]" for kind in ("mcts", "ismcts")),
 )
 
@@ -26,14 +28,20 @@ def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     """An agent by name for ``game`` (an env's ``Game``): ``random``, ``heuristic``,
     ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), ``ppo:<checkpoint.zip>`` (an SB3 policy), ``ppo:baseline`` (the game's shipped learned baseline,
     :mod:`agents.baselines`),
-    ``rllib:<checkpoint folder>`` (an RLlib policy), loaded and checked against the game, or a search agent
-    ``mcts:<simulations>`` / ``ismcts:<simulations>`` (more settings after colons: ``mcts:400:c=2:rollout=200``)."""
+    ``rllib:<checkpoint folder>`` (an RLlib policy), loaded and checked against the game, a search agent
+    ``mcts:<simulations>`` / ``ismcts:<simulations>`` (more settings after colons: ``mcts:400:c=2:rollout=200``),
+    or search guided by a network of ``tardis-envs train --algo az``: ``az:<checkpoint.zip>``, ``az:baseline``
+    (settings after colons: ``az:baseline:sims=64``, ``:net`` for the network alone; :mod:`agents.alphazero`)."""
     kind = spec.strip()
     head, _, rest = kind.partition(":")
     if head.lower() in ("mcts", "ismcts"):
         from .search_agent import SearchAgent
 
         return SearchAgent(game, seed=seed, kind=head.lower(), settings=rest)
+    if head.lower() == "az":
+        from .alphazero import AZAgent
+
+        return AZAgent.from_spec(rest, game, seed=seed)
     if kind.lower().startswith("ppo:"):
         from .policy_agent import PolicyAgent
 

@@ -159,6 +159,8 @@ def observation_view(meta: dict[str, Any], game):
 def load_model(path: str | Path, game=None, device: str = "cpu"):
     """``(MaskablePPO model, meta)`` from a checkpoint, checked against ``game`` if given."""
     meta = read_meta(path)
+    if meta.get("algo") == "az":
+        raise CheckpointError(f"checkpoint {str(path)!r} is an az checkpoint (a network for guided search): play it as az:{path}")
     if game is not None:
         check_compatible(meta, game, path)
     from sb3_contrib import MaskablePPO

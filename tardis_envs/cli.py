@@ -391,7 +391,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     check_env_id(args.env_id)
     check_seed(args.seed)
     config_data = _config(args.env_id, args.config)
-    train = dict(config_data.get("train") or {})
+    az = args.algo == "az"
+    if az and args.backend != "sb3":
+        raise ValueError("--algo az trains on this machine (its own backend): leave out --backend")
+    if az and args.snapshot_every is not None:
+        raise ValueError("--snapshot-every is for --algo ppo (az trains on pure self-play)")
+    # the config file's train: section holds PPO's settings, its az: section az's
+    train = dict(config_data.get("az" if az else "train") or {})
     train.setdefault("env_id", args.env_id)
     train.setdefault("options", dict(config_data["options"]))
     if train["env_id"] != args.env_id:
@@ -408,7 +414,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None:
             train[key] = value
-    config = TrainConfig.from_dict(train, where=f"train settings of {args.config or args.env_id}")
+    where = f"train settings of {args.config or args.env_id}"
+    if az:
+        from agents.training.az_train import AZConfig
+
+        config: Any = AZConfig.from_dict(train, where=where)
+    else:
+        config = TrainConfig.from_dict(train, where=where)
     if args.minutes is not None and not args.minutes > 0:
         raise ValueError(f"--minutes must be positive, got {args.minutes} (leave it out for no time limit)")
     players = env_module(args.env_id).Game(**config.options).num_players
@@ -427,6 +439,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     rllib = args.backend == "rllib"
     if not rllib and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
         raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib")
+    last_zip = run_dir / "checkpoints" / "last.zip"
+    if args.resume and last_zip.is_file():
+        from agents.checkpoint import read_meta
+
+        trained = "az" if read_meta(last_zip).get("algo") == "az" else "ppo"
+        if trained != args.algo:
+            raise ValueError(f"--resume: the run in {str(run_dir)!r} was trained with --algo {trained}; resume it with that algo")
     own = run_dir / "checkpoints" / ("last" if rllib else "last.zip")
     foreign = run_dir / "checkpoints" / ("last.zip" if rllib else "last")
     is_run = is_run_folder(run_dir)
@@ -466,6 +485,10 @@ def cmd_train(args: argparse.Namespace) -> int:
                 num_envs_per_env_runner=args.num_envs_per_env_runner,
                 num_learners=args.num_learners,
             )
+        elif args.algo == "az":
+            from agents.training.az_train import AZTrainer
+
+            trainer = AZTrainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
         else:
             trainer = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
         stats = trainer.run()
@@ -479,7 +502,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(
             f"  {trainer.relation} {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games"
         )
-    names = "best/, last/ (eval --agents rllib:<folder>)" if rllib else "best.zip, last.zip"
+    names = (
+        "best/, last/ (eval --agents rllib:<folder>)"
+        if rllib
+        else "best.zip, last.zip" + (" (eval --agents az:<file>)" if args.algo == "az" else "")
+    )
     print(f"checkpoints: {run_dir / 'checkpoints'} ({names}); report: {run_dir / 'summary.md'}, {run_dir / 'winrate.png'}")
     return 0
 
@@ -829,6 +856,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="start over in a --run-dir that holds a run: deletes only the files a run writes there (a folder that is not a run's is refused)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--algo",
+        choices=("ppo", "az"),
+        default="ppo",
+        help="ppo (default): MaskablePPO self-play; az: AlphaZero-style expert iteration (search guided by a network, "
+        "the config's az: section; agents/training/az_train.py)",
+    )
     p.add_argument(
         "--backend",
         choices=("sb3", "rllib"),

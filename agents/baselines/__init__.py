@@ -22,7 +22,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from ..checkpoint import CheckpointError, load_model, read_meta, write_meta
+from ..checkpoint import META_NAME, CheckpointError, load_model, read_meta, write_meta
 
 SPEC = "ppo:baseline"
 
@@ -46,12 +46,51 @@ def baseline_path(env_id: str) -> Path:
     return path
 
 
+def az_available() -> list[str]:
+    """The env ids that have a shipped ``az:baseline`` (``az/<env_id>.zip`` here)."""
+    return sorted(p.stem for p in (folder() / "az").glob("*.zip"))
+
+
+def az_baseline_path(env_id: str) -> Path:
+    """The shipped network of ``env_id`` for ``az:baseline``; a :class:`CheckpointError` naming
+    the games that have one if it has none."""
+    path = folder() / "az" / f"{env_id}.zip"
+    if not path.exists():
+        have = ", ".join(az_available()) or "none yet"
+        raise CheckpointError(f"no shipped az baseline for {env_id!r} (az:baseline exists for: {have})")
+    return path
+
+
+def _export_az(checkpoint: Path, meta: dict, out: str | Path | None) -> Path:
+    """An az checkpoint without its optimizer state, to ``az/<env_id>.zip`` (or ``out``)."""
+    import zipfile
+
+    from ..alphazero import load_checkpoint
+    from ..training.az_train import OPTIMIZER_MEMBER
+
+    load_checkpoint(checkpoint)  # whole and loadable before it is shipped
+    target = Path(out) if out is not None else folder() / "az" / f"{meta['env_id']}.zip"
+    with tempfile.TemporaryDirectory() as tmp:
+        staged = Path(tmp) / target.name
+        with zipfile.ZipFile(checkpoint) as source, zipfile.ZipFile(staged, "w", zipfile.ZIP_DEFLATED) as copy:
+            for name in source.namelist():
+                if name not in (OPTIMIZER_MEMBER, META_NAME):
+                    copy.writestr(name, source.read(name))
+        write_meta(staged, {**meta, "exported_from": checkpoint.name})
+        load_checkpoint(staged)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(staged), target)
+    return target
+
+
 def export(checkpoint: str | Path, out: str | Path | None = None) -> Path:
     """Copy a training checkpoint to a shipped baseline: same model and metadata, without what
     only resuming needs: the optimizer state is reset and the last batch of observations SB3
     keeps for its next rollout is dropped (each is as large as the network or larger: chess's
     64 observations of 167 planes are 2.7 MB). ``out`` defaults to this folder's ``<env_id>.zip``."""
     meta = read_meta(checkpoint)
+    if meta.get("algo") == "az":
+        return _export_az(Path(checkpoint), meta, out)
     model, _ = load_model(checkpoint)
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1), **policy.optimizer_kwargs)
@@ -78,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb == "list":
         for env_id in available():
             meta = read_meta(baseline_path(env_id))
-            print(f"{env_id}: {meta['num_timesteps']:,} learner steps, options {meta['options']}")
+            print(f"ppo:baseline {env_id}: {meta['num_timesteps']:,} learner steps, options {meta['options']}")
+        for env_id in az_available():
+            meta = read_meta(az_baseline_path(env_id))
+            print(f"az:baseline {env_id}: {meta['num_timesteps']:,} self-play decisions, options {meta['options']}")
         return 0
     try:
         path = export(args.checkpoint, args.out)
@@ -89,4 +131,4 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["SPEC", "available", "baseline_path", "export", "main"]
+__all__ = ["SPEC", "available", "az_available", "az_baseline_path", "baseline_path", "export", "main"]

@@ -133,6 +133,7 @@ class Kernels:
     batch_step: Callable
     batch_step_until_seat: Callable
     search: Callable
+    guided_descend: Callable
     resample_hidden: Callable
     step_and_mask: Callable
     check_state: Callable
@@ -152,6 +153,7 @@ class Kernels:
             batch_step=batch.batch_step,
             batch_step_until_seat=batch.batch_step_until_seat,
             search=batch.search,
+            guided_descend=batch.guided_descend,
             resample_hidden=hidden.resample_hidden,
             step_and_mask=rules.step_and_mask,
             check_state=check.check_state,

@@ -111,7 +111,7 @@ def read_yaml(path: str | Path, what: str = "config file") -> Any:
         raise ValueError(f"{what} {str(path)!r} is not valid YAML: {exc}") from None
 
 
-CONFIG_SECTIONS = ("env_id", "options", "eval", "train", "bench")
+CONFIG_SECTIONS = ("env_id", "options", "eval", "train", "az", "bench")
 
 
 def load_config(path: str | Path) -> dict:
@@ -123,6 +123,8 @@ def load_config(path: str | Path) -> dict:
         options:            # rule options, as keyword arguments of env()
           max_turns: 1000
         eval: {...}         # settings of ``tardis-envs eval``
+        train: {...}        # ``tardis-envs train`` (PPO; agents/training/config.py)
+        az: {...}           # ``tardis-envs train --algo az`` (agents/training/az_train.py)
 
     Relative file paths inside ``options`` (a board file, say) are resolved
     against the config file's folder first. Unknown sections are an error.
@@ -136,7 +138,7 @@ def load_config(path: str | Path) -> dict:
     unknown = sorted(set(data) - set(CONFIG_SECTIONS))
     if unknown:
         raise ValueError(f"config file {str(path)!r}: unknown key {unknown[0]!r}; allowed keys: {', '.join(CONFIG_SECTIONS)}")
-    for section in ("options", "eval", "train", "bench"):
+    for section in ("options", "eval", "train", "az", "bench"):
         if section in data and data[section] is not None and not isinstance(data[section], dict):
             raise ValueError(f"config file {str(path)!r}: {section!r} must be a mapping")
     options = dict(data.get("options") or {})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...core import search as core_search
 from ...core.batch import reset_one, step_row, step_until_seat_key, step_until_seat_one, streams_rows
+from ...core.guided import descend_one
 from ...core.jit import njit, njit_parallel, prange
 from . import hidden, rules
 
@@ -72,3 +73,34 @@ def search(root, tables, num_actions, num_players, params, weights, gen, root_vi
         gen,
         root_visits,
     )
+
+
+@njit_parallel
+def guided_descend(
+    roots,
+    tables,
+    tree,
+    simulation,
+    params,
+    considered,
+    root_considered,
+    gumbel,
+    gens,
+    scratch,
+    masks,
+    seen,
+    scores,
+    path,
+    leaf,
+    leaf_values,
+    obs,
+    active,
+):
+    """One simulation step of guided search in every active tree (:func:`tardis_envs.core.guided.descend_one`)."""
+    for i in prange(roots.shape[0]):
+        if active[i]:
+            descend_one(
+                rules.step, rules.legal_mask, rules.observe, hidden.resample_hidden,
+                roots, tables, tree, i, simulation, params, considered, root_considered, gumbel, gens,
+                scratch, masks, seen, scores, path, leaf, leaf_values, obs,
+            )  # fmt: skip

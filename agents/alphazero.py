@@ -1,0 +1,204 @@
+"""Search guided by a learned policy/value network (AlphaZero, Gumbel AlphaZero's root).
+
+The network (:class:`AZNet`) reads the mover's observation and gives a logit per
+action and a value per seat, counted from the mover (column ``j`` is seat
+``(mover + j) % players``: the same network serves two-player, multi-player and
+team games). :class:`AZAgent` plays with :class:`tardis_envs.core.guided.GuidedSearch`
+over the game's kernels, one network call per simulation step for all the games it
+is asked about (information-set search in games with hidden information: the leaves
+it evaluates are redealt worlds, never the real hidden cards).
+
+Agent specs (``make_agent``)::
+
+    az:<checkpoint.zip>           the checkpoint's network guiding 32 simulations a move
+    az:baseline                   the game's shipped network (agents/baselines/<env_id>.az.zip)
+    az:baseline:sims=128          settings after colons: sims, c (PUCT constant), considered
+    az:<checkpoint.zip>:net       the network alone: its most likely legal action, no search
+
+A checkpoint is a zip holding ``az_model.pt`` (the network's weights) and
+``tardis_meta.json`` (the game, options, network shape and training record; the
+same metadata as the PPO checkpoints, :mod:`agents.checkpoint`, with ``algo: az``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tardis_envs.core.guided import GuidedSearch
+
+from .base import Agent
+from .checkpoint import CheckpointError, check_compatible, model_meta, read_meta, write_meta
+
+MODEL_MEMBER = "az_model.pt"
+DEFAULT_SIMULATIONS = 32
+MAX_SIMULATIONS = 100_000
+SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:net]"
+
+
+def build_net(obs_size: int, num_actions: int, num_players: int, hidden: int = 256, layers: int = 2):
+    """The policy/value network: an MLP trunk, a logit head and a tanh value head."""
+    import torch
+    from torch import nn
+
+    class AZNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            sizes = [obs_size] + [hidden] * layers
+            trunk: list[nn.Module] = []
+            for a, b in zip(sizes[:-1], sizes[1:]):
+                trunk += [nn.Linear(a, b), nn.ReLU()]
+            self.trunk = nn.Sequential(*trunk)
+            self.policy = nn.Linear(sizes[-1], num_actions)
+            self.value = nn.Linear(sizes[-1], num_players)
+
+        def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            x = self.trunk(obs.flatten(1))
+            return self.policy(x), torch.tanh(self.value(x))
+
+    net = AZNet()
+    net.shape = {"obs_size": obs_size, "num_actions": num_actions, "num_players": num_players, "hidden": hidden, "layers": layers}
+    return net
+
+
+def masked_logits(logits, masks):
+    """``logits`` with the illegal actions at -inf (``masks``: bool tensor)."""
+    import torch
+
+    return logits.masked_fill(~masks, -torch.inf)
+
+
+class NetEvaluator:
+    """The guided search's evaluator over a network: priors (softmax over the legal
+    actions) and mover-relative values, batched, without gradients."""
+
+    def __init__(self, net):
+        self.net = net
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        import torch
+
+        with torch.inference_mode():
+            logits, values = self.net(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
+            priors = torch.softmax(masked_logits(logits, torch.from_numpy(masks.astype(bool))), dim=1)
+        return priors.numpy(), values.numpy()
+
+
+def save_checkpoint(path: str | Path, net, game, num_timesteps: int, extra: dict[str, Any] | None = None) -> Path:
+    """Write ``net`` and its metadata to ``path`` (through a temporary file beside it, so a
+    crash never leaves half a checkpoint under the name)."""
+    import torch
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    torch.save(net.state_dict(), buffer)
+    meta = model_meta(game, num_timesteps, {"algo": "az", "net": dict(net.shape), **(extra or {})})
+    temporary = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(temporary, "w") as archive:
+        archive.writestr(MODEL_MEMBER, buffer.getvalue())
+    write_meta(temporary, meta)
+    os.replace(temporary, path)
+    return path
+
+
+def load_checkpoint(path: str | Path, game=None):
+    """``(net, meta)`` from an ``az`` checkpoint, checked against ``game`` if given."""
+    import torch
+
+    meta = read_meta(path)
+    if meta.get("algo") != "az":
+        raise CheckpointError(f"checkpoint {str(path)!r} is not an az checkpoint (a PPO one? play it as ppo:{path})")
+    if game is not None:
+        check_compatible(meta, game, path)
+    shape = meta.get("net")
+    try:
+        net = build_net(**shape)
+        with zipfile.ZipFile(path) as archive:
+            state = torch.load(io.BytesIO(archive.read(MODEL_MEMBER)), map_location="cpu", weights_only=True)
+        net.load_state_dict(state)
+    except Exception as exc:  # a damaged archive or weights of another shape
+        raise CheckpointError(f"checkpoint {str(path)!r} could not be loaded: {exc}") from None
+    net.eval()
+    return net, meta
+
+
+def parse_spec(text: str) -> dict[str, Any]:
+    """``"<path>:sims=64:net"`` -> ``{"path": "<path>", "sims": 64, "net": True, ...}``."""
+    path, *settings = text.split(":")
+    if not path:
+        raise ValueError(f"agent az:{text}: give a checkpoint or baseline: {SPEC_USAGE}")
+    out: dict[str, Any] = {"path": path, "sims": DEFAULT_SIMULATIONS, "c": 1.25, "considered": 16, "net": False}
+    for part in settings:
+        key, _, value = part.partition("=")
+        if key == "net" and not value:
+            out["net"] = True
+            continue
+        if key not in ("sims", "c", "considered") or not value:
+            raise ValueError(f"agent az:{text}: unknown setting {part!r}; {SPEC_USAGE}")
+        try:
+            number = float(value) if key == "c" else int(value)
+        except ValueError:
+            raise ValueError(f"agent az:{text}: {key} must be a number, got {value!r}") from None
+        low, high = {"sims": (1, MAX_SIMULATIONS), "c": (0, 1e6), "considered": (1, 4096)}[key]
+        if not (np.isfinite(number) and low <= number <= high):
+            raise ValueError(f"agent az:{text}: {key} must be in {low}..{high}, got {value!r}")
+        out[key] = number
+    return out
+
+
+class AZAgent(Agent):
+    """Plays with guided search over a policy/value network (or the network alone)."""
+
+    needs_observations = False  # the search observes its leaves itself
+
+    def __init__(
+        self,
+        game,
+        net,
+        seed: int | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        c: float = 1.25,
+        considered: int = 16,
+        net_only: bool = False,
+    ):
+        super().__init__(game, seed)
+        self.net = net
+        self.evaluate = NetEvaluator(net)
+        self.net_only = net_only
+        self.needs_observations = net_only
+        self.search = None if net_only else GuidedSearch(game, simulations, c_puct=c, max_considered=considered, seed=seed)
+        self.name = "az:net" if net_only else f"az:{simulations}"
+
+    @classmethod
+    def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
+        settings = parse_spec(text)
+        path = settings["path"]
+        if path.lower() == "baseline":
+            from .baselines import az_baseline_path
+
+            path = az_baseline_path(game.spec.env_id)
+        net, meta = load_checkpoint(path, game)
+        agent = cls(
+            game, net, seed=seed, simulations=settings["sims"], c=settings["c"], considered=settings["considered"], net_only=settings["net"]
+        )
+        agent.meta = meta
+        return agent
+
+    def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        masks = np.asarray(masks)
+        if self.net_only:
+            priors, _ = self.evaluate(np.asarray(observations, dtype=np.float32), masks)
+            return np.argmax(np.where(masks > 0, priors, -1.0), axis=1).astype(np.int64)
+        choices = masks.sum(axis=1)
+        actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
+        busy = choices > 1
+        if busy.any():
+            searched, _, _ = self.search.run(states, self.evaluate, active=busy)
+            actions[busy] = searched[busy]
+        return actions
