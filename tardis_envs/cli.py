@@ -464,7 +464,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if kept:
             print(f"--overwrite: removed the old run's files; kept what the run did not write: {', '.join(p.name for p in kept)}")
     print(
-        f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} learner steps"
+        f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} {'self-play decisions' if az else 'learner steps'}"
         + (f", at most {config.max_minutes:g} min" if config.max_minutes else "")
         + ")",
         flush=True,
@@ -494,10 +494,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None
-    print(
-        f"done: {stats['num_timesteps']:,} learner steps in {stats['seconds']:.0f} s, "
-        f"{stats['learner_steps_per_second']:,.0f} learner steps/s ({stats['env_steps_per_second']:,.0f} env steps/s)"
-    )
+    if az:
+        print(
+            f"done: {stats['num_timesteps']:,} self-play decisions in {stats['seconds']:.0f} s, "
+            f"{stats['learner_steps_per_second']:,.0f} decisions/s, {stats['learner_samples']:,} learner samples"
+        )
+    else:
+        print(
+            f"done: {stats['num_timesteps']:,} learner steps in {stats['seconds']:.0f} s, "
+            f"{stats['learner_steps_per_second']:,.0f} learner steps/s ({stats['env_steps_per_second']:,.0f} env steps/s)"
+        )
     for name, rec in stats["final"].items():
         print(
             f"  {trainer.relation} {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games"
@@ -813,19 +819,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = verbs.add_parser(
         "train",
-        help="self-play PPO: MaskablePPO on the batched core (train extra) or Ray RLlib (distributed extra)",
-        description="Self-play PPO against a pool of random, heuristic and snapshot opponents; evaluations against "
-        "random and the heuristic with 95% intervals, checkpoints (last, best), eval.csv, TensorBoard logs, winrate.png "
-        "and summary.md in the run folder. Settings: the train: section of the config (agents/training/config.py "
-        "documents every key), then these flags.",
+        help="self-play PPO (MaskablePPO on the batched core, or Ray RLlib) or AlphaZero-style expert iteration (--algo az)",
+        description="Self-play PPO against a pool of random, heuristic and snapshot opponents, or (--algo az) expert "
+        "iteration: search guided by a network on the batched kernels, the network learning the search's improved policy "
+        "and the games' outcomes. Evaluations against random and the heuristic with 95% intervals, checkpoints (last, best), "
+        "eval.csv, TensorBoard logs, winrate.png and summary.md in the run folder. Settings: the train: section of the "
+        "config (az: with --algo az; agents/training/config.py and az_train.py document every key), then these flags.",
     )
     p.add_argument("env_id", help="the game, e.g. tardis_run_v0 (tardis-envs list shows them all)")
-    p.add_argument("--config", help="YAML config with a train: section (default configs/<env_id>.yaml)")
+    p.add_argument("--config", help="YAML config with a train: (or az:) section (default configs/<env_id>.yaml)")
     p.add_argument(
         "--run-dir",
         help="run folder: a new or empty folder, or a run's folder with --resume / --overwrite (default runs/<env_id>)",
     )
-    p.add_argument("--timesteps", type=int, help="total learner steps (default from the config, else 2,000,000)")
+    p.add_argument("--timesteps", type=int, help="total learner steps (az: self-play decisions; default from the config, else 2,000,000)")
     p.add_argument(
         "--minutes",
         type=float,
@@ -886,7 +893,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         default="heuristic",
         help="the agent in every other seat: random, heuristic, heuristic:<preset>, ppo:<checkpoint.zip>, ppo:baseline, "
-        "rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations> (default heuristic)",
+        "rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations>, az:<checkpoint.zip>, az:baseline (default heuristic)",
     )
     p.add_argument("--seat", type=int, default=1, help="your seat, 0 moves first (default 1)")
     p.add_argument("--num-players", type=int, help="players at the table, for games of 1-4 or 2-4 players (default from the config)")

@@ -171,8 +171,11 @@ def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path):
     broken.write_bytes(b"not a zip")
     with pytest.raises(CheckpointError, match="corrupt or not a checkpoint"):
         make_agent(f"az:{broken}", game)
-    with pytest.raises(CheckpointError, match="no shipped az baseline for 'tardis_run_v0'"):
-        make_agent("az:baseline", game)
+    from agents.baselines import az_available
+
+    without = next(env_id for env_id in tardis_envs.ENV_IDS if env_id not in az_available())
+    with pytest.raises(CheckpointError, match=f"no shipped az baseline for '{without}'"):
+        make_agent("az:baseline", tardis_envs.make(without).unwrapped.game)
     net = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players, hidden=8, layers=1)
     path = save_checkpoint(tmp_path / "net.zip", net, game, 0)
     with pytest.raises(CheckpointError, match="not an az checkpoint"):
@@ -208,6 +211,20 @@ def test_az_agents_play_legal_moves_with_search_and_with_the_network_alone(env_i
     for spec in (f"az:{path}:sims=8", f"az:{path}:net"):
         actions = make_agent(spec, game, seed=0).act_batch(states, observations, masks)
         assert (masks[np.arange(len(states)), actions] == 1).all(), spec
+
+
+def test_every_shipped_az_baseline_loads_and_plays_legal_moves():
+    from agents.baselines import az_available
+
+    for env_id in az_available():
+        game = tardis_envs.make(env_id).unwrapped.game
+        states = random_states(game, 3, seed=4)
+        masks = masks_of(game, states)
+        for spec in ("az:baseline:sims=8", "az:baseline:net"):
+            agent = make_agent(spec, game, seed=0)
+            observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+            actions = agent.act_batch(states, observations, masks)
+            assert (masks[np.arange(len(states)), actions] == 1).all(), (env_id, spec)
 
 
 def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(tmp_path, capsys):

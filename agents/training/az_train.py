@@ -217,6 +217,8 @@ class AZTrainer:
         self.learner_samples = 0
         self.interrupted = False
         self.timing = {"search": 0.0, "network": 0.0, "learner": 0.0, "env": 0.0}
+        self.last_results: dict[str, dict] = {}
+        self.last_results_at = -1
 
     def seconds(self) -> float:
         return self.seconds_before + time.perf_counter() - self.started
@@ -303,6 +305,7 @@ class AZTrainer:
         self.net.train()
         rearm_ctrl_c()
         self.eval_seconds = time.perf_counter() - started
+        self.last_results, self.last_results_at = results, self.num_timesteps
         self.history += append_eval_rows(self.run_dir, self.num_timesteps, self.seconds(), results, game.spec.cooperative)
         for name, rec in results.items():
             self.writer.add_scalar(f"eval/{self.relation}_{name}", rec["win_rate"], self.num_timesteps)
@@ -446,7 +449,8 @@ class AZTrainer:
         self.timing["network"] = self.network_seconds
         elapsed = time.perf_counter() - t0
         decisions = self.num_timesteps - steps0
-        results = self.evaluate()
+        # the final evaluation (unless the last one in the loop saw this very network)
+        results = self.last_results if self.last_results_at == self.num_timesteps and self.last_results else self.evaluate()
         stats = {
             "num_timesteps": self.num_timesteps,
             "seconds": round(self.seconds(), 1),

@@ -174,12 +174,12 @@ def check_opponents(opponents: Any, env_id: str, where: str) -> None:
         str(k)
         for k in opponents
         if not isinstance(k, str)
-        or (k not in ("random", "heuristic", "snapshot") and not is_search_spec(k) and not k.startswith(("ppo:", "heuristic:")))
+        or (k not in ("random", "heuristic", "snapshot") and not is_search_spec(k) and not k.startswith(("ppo:", "heuristic:", "az:")))
     )
     if bad:
         raise ValueError(
             f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, heuristic:<preset>, snapshot, mcts:<simulations>, "
-            "ismcts:<simulations>, ppo:baseline, ppo:<checkpoint.zip>"
+            "ismcts:<simulations>, ppo:baseline, ppo:<checkpoint.zip>, az:baseline, az:<checkpoint.zip>"
         )
     for key, weight in opponents.items():
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0:
@@ -194,6 +194,18 @@ def check_opponents(opponents: Any, env_id: str, where: str) -> None:
                 )
         elif key.startswith("ppo:") and not Path(key[4:]).is_file():
             raise ValueError(f"{where}: opponents: checkpoint {key[4:]!r} does not exist")
+        elif key.startswith("az:"):
+            from ..alphazero import parse_spec
+            from ..baselines import az_baseline_path
+
+            try:
+                settings = parse_spec(key[3:])
+                if settings["path"].lower() == "baseline":
+                    az_baseline_path(env_id)
+                elif not Path(settings["path"]).is_file():
+                    raise ValueError(f"checkpoint {settings['path']!r} does not exist")
+            except ValueError as exc:
+                raise ValueError(f"{where}: opponents: {exc}") from None
         if is_search_spec(key):
             kind, _, settings = key.partition(":")
             try:

@@ -46,7 +46,7 @@ from .config import check_opponents
 class OpponentPool:
     """Opponents the learner meets: random, the game's heuristic, frozen snapshots, search agents
     (an ``opponents`` key such as ``ismcts:50``), fixed learned policies (``ppo:baseline``,
-    ``ppo:<checkpoint.zip>``).
+    ``ppo:<checkpoint.zip>``) and guided search over a network (``az:baseline``, ``az:<checkpoint.zip>``).
 
     ``weights`` gives the chance of each kind per game, renormalised over the
     kinds present (no snapshot until the first one is added); snapshots are
@@ -78,6 +78,11 @@ class OpponentPool:
 
                 path = baseline_path(game.spec.env_id) if key == SPEC else key[4:]
                 self._add(PolicyAgent.from_checkpoint(path, game, deterministic=False), key, key)
+            if key.startswith("az:") and weights[key] > 0:
+                # a guided-search opponent (``az:baseline``, ``az:<checkpoint.zip>[:sims=N]``)
+                from ..alphazero import AZAgent
+
+                self._add(AZAgent.from_spec(key[3:], game, seed=seed + 404 + number), key, key)
 
     def _add(self, agent: Agent, name: str, kind: str) -> None:
         self.agents.append(agent)

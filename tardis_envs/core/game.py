@@ -50,6 +50,11 @@ work for all of them):
 ``search(root, tables, num_actions, num_players, params, weights, gen, root_visits)``
     also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
     game's kernels and its ``resample_hidden``.
+``guided_descend(roots, tables, tree, simulation, ...)``
+    also in ``batch.py``: one simulation step of the guided search of many games
+    (:mod:`tardis_envs.core.guided`): a ``prange`` over the trees calling
+    :func:`~tardis_envs.core.guided.descend_one` with the game's ``step``,
+    ``legal_mask``, ``observe`` and ``resample_hidden``.
 ``resample_hidden(state, tables, player)``
     the game's ``hidden.py``: redeal in place, from the state's own generator,
     everything ``player`` cannot see, consistently with its observation (ISMCTS,
