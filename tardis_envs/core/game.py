@@ -50,7 +50,7 @@ work for all of them):
 ``search(root, tables, num_actions, num_players, params, weights, gen, root_visits)``
     also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
     game's kernels and its ``resample_hidden``.
-``guided_descend(roots, tables, tree, simulation, ...)``
+``guided_descend(roots, tables, forest, simulation, active)``
     also in ``batch.py``: one simulation step of the guided search of many games
     (:mod:`tardis_envs.core.guided`): a ``prange`` over the trees calling
     :func:`~tardis_envs.core.guided.descend_one` with the game's ``step``,

@@ -75,6 +75,7 @@ T_EDGE_VALUE = 7  # float64[B, edges]: summed return of the seat that chose the 
 T_EDGE_CHILD = 8  # int64[B, edges]: node reached (-1: not yet)
 T_EDGE_NEXT = 9  # int64[B, edges]: next edge of the same node (-1: last)
 T_EDGE_COUNT = 10  # int64[B]
+TREE_ARRAYS = 11
 
 
 def considered_visits(max_considered: int, simulations: int) -> np.ndarray:
@@ -227,34 +228,15 @@ def _edges_for_new_actions(tree, i, node, mask, seen):
 
 
 @njit_shared_body
-def descend_one(
-    step,
-    legal_mask,
-    observe,
-    resample_hidden,
-    roots,
-    tables,
-    tree,
-    i,
-    simulation,
-    params,
-    considered,
-    root_considered,
-    gumbel,
-    gens,
-    scratch,
-    masks,
-    seen,
-    scores,
-    path,
-    leaf,
-    leaf_values,
-    obs,
-):
+def descend_one(step, legal_mask, observe, resample_hidden, roots, tables, forest, i, simulation):
     """Walk tree ``i`` from its root to a leaf (simulation ``simulation``; 0 evaluates the
     root itself). Writes ``path[i]`` (``[length, node, edge, mover, node, edge, mover, ...]``),
     ``leaf[i]`` (``[kind, mover]``), a finished game's rewards in ``leaf_values[i]``, and
-    for a leaf to evaluate the mover's observation ``obs[i]`` and legal mask ``masks[i]``."""
+    for a leaf to evaluate the mover's observation ``obs[i]`` and legal mask ``masks[i]``.
+    ``forest`` is :attr:`GuidedSearch.forest`, the arrays of every tree: the tree's own,
+    then the search's (one flat tuple: a ``prange`` kernel takes no tuple inside a tuple)."""
+    tree = forest[:TREE_ARRAYS]
+    params, considered, root_considered, gumbel, gens, scratch, masks, seen, scores, path, leaf, leaf_values, obs = forest[TREE_ARRAYS:]
     state = scratch[i]
     mask = masks[i]
     row = path[i]
@@ -463,6 +445,12 @@ class GuidedSearch:
         self.values = np.zeros((batch, game.num_players), dtype=np.float32)
         self.root_considered = np.zeros(batch, dtype=np.int64)
         self.gens = np.zeros((batch, HEADER_SIZE), dtype=np.int64)
+        self.gumbel = np.zeros((batch, game.num_actions), dtype=np.float64)
+        # what each game's guided_descend reads and writes, one tuple (see descend_one)
+        self.forest = (
+            *self.tree, self.params, self.considered, self.root_considered, self.gumbel, self.gens, self.scratch,
+            self.masks, self.seen, self.scores, self.path, self.leaf, self.leaf_values, self.obs,
+        )  # fmt: skip
         self._batch = batch
 
     def run(
@@ -482,18 +470,14 @@ class GuidedSearch:
         tree = self.tree
         tree[T_NODE_COUNT][:] = 0
         tree[T_EDGE_COUNT][:] = 0
-        gumbel = np.zeros((batch, game.num_actions), dtype=np.float64)
-        if self.gumbel_scale > 0:
-            gumbel[:] = self.gumbel_scale * self.rng.gumbel(size=gumbel.shape)
+        gumbel = self.gumbel
+        gumbel[:] = self.gumbel_scale * self.rng.gumbel(size=gumbel.shape) if self.gumbel_scale > 0 else 0.0
         self.gens[:, RNG_KEY] = self.rng.integers(0, 1 << 62, size=batch) if keys is None else keys
         self.gens[:, RNG_COUNTER] = 0
         descend = game.kernels.guided_descend
         shape = (-1, *game.observation_shape)
         for simulation in range(self.simulations + 1):
-            descend(
-                roots, game.tables, tree, simulation, self.params, self.considered, self.root_considered, gumbel, self.gens,
-                self.scratch, self.masks, self.seen, self.scores, self.path, self.leaf, self.leaf_values, self.obs, active,
-            )  # fmt: skip
+            descend(roots, game.tables, self.forest, simulation, active)
             rows = np.flatnonzero(active & ((self.leaf[:, 0] == LEAF_EXPAND) | (self.leaf[:, 0] == LEAF_EVALUATE)))
             if rows.size:
                 priors, values = evaluate(self.obs[rows].reshape(shape), self.masks[rows])

@@ -71,31 +71,8 @@ def search(root, tables, num_actions, num_players, params, weights, gen, root_vi
 
 
 @njit_parallel
-def guided_descend(
-    roots,
-    tables,
-    tree,
-    simulation,
-    params,
-    considered,
-    root_considered,
-    gumbel,
-    gens,
-    scratch,
-    masks,
-    seen,
-    scores,
-    path,
-    leaf,
-    leaf_values,
-    obs,
-    active,
-):
+def guided_descend(roots, tables, forest, simulation, active):
     """One simulation step of guided search in every active tree (:func:`tardis_envs.core.guided.descend_one`)."""
     for i in prange(roots.shape[0]):
         if active[i]:
-            descend_one(
-                rules.step, rules.legal_mask, rules.observe, hidden.resample_hidden,
-                roots, tables, tree, i, simulation, params, considered, root_considered, gumbel, gens,
-                scratch, masks, seen, scores, path, leaf, leaf_values, obs,
-            )  # fmt: skip
+            descend_one(rules.step, rules.legal_mask, rules.observe, hidden.resample_hidden, roots, tables, forest, i, simulation)
