@@ -239,6 +239,7 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     for name in ("config.yaml", "eval.csv", "summary.md", "winrate.png", "stats.json", "checkpoints/last.zip", "checkpoints/best.zip"):
         assert (run / name).exists(), name
     assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 300
+    assert "- self-play decisions: " in (run / "summary.md").read_text()
     with zipfile.ZipFile(run / "checkpoints" / "last.zip") as archive:
         assert "az_optimizer.pt" in archive.namelist()
     first_rows = len((run / "eval.csv").read_text().splitlines())

@@ -526,17 +526,23 @@ class Trainer:
 def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], stats: dict, best_name: str) -> None:
     """winrate.png, summary.md and stats.json of a finished run (both backends)."""
     run = run_dir.name  # a report the run folder refuses goes to ./<run>-<file> (write_with_fallback)
+    az = config.to_dict().get("algo") == "az"
+    unit = "self-play decisions" if az else "learner steps"
     write_with_fallback(
         run_dir / "winrate.png",
-        lambda p: plot_winrate(history, p, config.env_id, ("with" if game.spec.cooperative else "vs")),
+        lambda p: plot_winrate(history, p, config.env_id, ("with" if game.spec.cooperative else "vs"), unit),
         fallback_name=f"{run}-winrate.png",
     )
+    speed = (
+        f"({stats['learner_steps_per_second']:,.0f} decisions/s, {stats.get('learner_samples', 0):,} learner samples)"
+        if az
+        else f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
+        "counting the opponents' moves)"
+    )
     lines = [
-        f"# Training run: {config.env_id}",
+        f"# Training run: {config.env_id}" + (" (--algo az)" if az else ""),
         "",
-        f"- learner steps: {stats['num_timesteps']:,} in {stats['seconds']:.0f} s "
-        f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
-        "counting the opponents' moves)",
+        f"- {unit}: {stats['num_timesteps']:,} in {stats['seconds']:.0f} s {speed}",
         f"- best checkpoint: `{best_name}` (mean win rate {100 * stats['best_score']:.1f}%)",
         (
             f"- evaluation: {config.eval_games} games per team-mate kind (the learner in one seat, rotated; "
@@ -569,7 +575,7 @@ def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], 
     write_with_fallback(run_dir / "stats.json", lambda p: p.write_text(data), fallback_name=f"{run}-stats.json")
 
 
-def plot_winrate(history: list[dict], path: Path, env_id: str, relation: str = "vs") -> None:
+def plot_winrate(history: list[dict], path: Path, env_id: str, relation: str = "vs", unit: str = "learner steps") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -581,7 +587,7 @@ def plot_winrate(history: list[dict], path: Path, env_id: str, relation: str = "
         x = [float(r["timesteps"]) for r in rows]
         ax.plot(x, [100 * float(r["win_rate"]) for r in rows], marker="o", label=f"{relation} {name}")
         ax.fill_between(x, [100 * float(r["ci_low"]) for r in rows], [100 * float(r["ci_high"]) for r in rows], alpha=0.2)
-    ax.set_xlabel("learner steps")
+    ax.set_xlabel(unit)
     ax.set_ylabel("win rate (%) with 95% interval")
     ax.set_ylim(0, 100)
     ax.set_title(f"{env_id}: learner {'with benchmark team-mates' if relation == 'with' else 'against benchmark opponents'}")
