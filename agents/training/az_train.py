@@ -180,14 +180,17 @@ class ReplayBuffer:
         self.ready[at] = False
 
     def finish(self, episodes: np.ndarray, rewards: np.ndarray) -> None:
-        """Games ``episodes`` ended with ``rewards[k]`` by seat: their decisions get the outcome."""
+        """Games ``episodes`` ended with ``rewards[k]`` by seat: their decisions get the outcome
+        (one pass over the buffer for all the games that ended in a step)."""
+        rows = np.flatnonzero(~self.ready & np.isin(self.episode, episodes))
+        if rows.size == 0:
+            return
+        order = np.argsort(episodes)
+        game = order[np.searchsorted(episodes[order], self.episode[rows])]
         players = rewards.shape[1]
-        for episode, reward in zip(episodes, rewards):
-            rows = np.flatnonzero((self.episode == episode) & ~self.ready)
-            if rows.size:
-                seats = (self.mover[rows, None] + np.arange(players)) % players
-                self.outcome[rows] = reward[seats]
-                self.ready[rows] = True
+        seats = (self.mover[rows, None] + np.arange(players)) % players
+        self.outcome[rows] = np.take_along_axis(rewards[game], seats, axis=1)
+        self.ready[rows] = True
 
     def sample(self, rng: np.random.Generator, size: int):
         rows = np.flatnonzero(self.ready)
