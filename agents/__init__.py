@@ -29,15 +29,15 @@ def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     ``heuristic:<preset>`` (named weights, e.g. ``heuristic:greedy`` for chess), ``ppo:<checkpoint.zip>`` (an SB3 policy), ``ppo:baseline`` (the game's shipped learned baseline,
     :mod:`agents.baselines`),
     ``rllib:<checkpoint folder>`` (an RLlib policy), loaded and checked against the game, a search agent
-    ``mcts:<simulations>`` / ``ismcts:<simulations>`` (more settings after colons: ``mcts:400:c=2:rollout=200``),
+    ``mcts:<simulations>`` / ``ismcts:<simulations>`` (more settings after colons: ``mcts:400:c=2:rollout=200``; ``mcts:200:prior=ppo:baseline`` searches with a policy's priors and values),
     or search guided by a network of ``tardis-envs train --algo az``: ``az:<checkpoint.zip>``, ``az:baseline``
     (settings after colons: ``az:baseline:sims=64``, ``:net`` for the network alone; :mod:`agents.alphazero`)."""
     kind = spec.strip()
     head, _, rest = kind.partition(":")
     if head.lower() in ("mcts", "ismcts"):
-        from .search_agent import SearchAgent
+        from .search_agent import make_search_agent
 
-        return SearchAgent(game, seed=seed, kind=head.lower(), settings=rest)
+        return make_search_agent(game, head.lower(), rest, seed=seed)
     if head.lower() == "az":
         from .alphazero import AZAgent
 

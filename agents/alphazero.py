@@ -152,10 +152,47 @@ def parse_spec(text: str) -> dict[str, Any]:
     return out
 
 
-class AZAgent(Agent):
-    """Plays with guided search over a policy/value network (or the network alone)."""
+class GuidedAgent(Agent):
+    """Plays with the guided search over any evaluator ``evaluate(observations, masks) ->
+    (priors, values)`` (:class:`tardis_envs.core.guided.GuidedSearch`): the network of an
+    ``az`` checkpoint, or a PPO policy and its critic (``mcts:200:prior=ppo:baseline``).
+    ``search_game`` is the game whose observations the evaluator reads (same rules,
+    perhaps other observation options); a position with one legal action is not searched."""
 
     needs_observations = False  # the search observes its leaves itself
+
+    def __init__(
+        self,
+        game,
+        evaluate,
+        seed: int | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        c: float = 1.25,
+        considered: int = 16,
+        determinize: bool | None = None,
+        search_game=None,
+        name: str = "guided",
+    ):
+        super().__init__(game, seed)
+        self.evaluate = evaluate
+        self.search = GuidedSearch(
+            search_game or game, simulations, c_puct=c, max_considered=considered, determinize=determinize, seed=seed
+        )
+        self.name = name
+
+    def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        masks = np.asarray(masks)
+        choices = masks.sum(axis=1)
+        actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
+        busy = choices > 1
+        if busy.any():
+            searched, _, _ = self.search.run(states, self.evaluate, active=busy)
+            actions[busy] = searched[busy]
+        return actions
+
+
+class AZAgent(GuidedAgent):
+    """Plays with guided search over a policy/value network (or the network alone)."""
 
     def __init__(
         self,
@@ -167,13 +204,10 @@ class AZAgent(Agent):
         considered: int = 16,
         net_only: bool = False,
     ):
-        super().__init__(game, seed)
+        super().__init__(game, NetEvaluator(net), seed, simulations, c, considered, name="az:net" if net_only else f"az:{simulations}")
         self.net = net
-        self.evaluate = NetEvaluator(net)
         self.net_only = net_only
         self.needs_observations = net_only
-        self.search = None if net_only else GuidedSearch(game, simulations, c_puct=c, max_considered=considered, seed=seed)
-        self.name = "az:net" if net_only else f"az:{simulations}"
 
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
@@ -191,14 +225,8 @@ class AZAgent(Agent):
         return agent
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if not self.net_only:
+            return super().act_batch(states, observations, masks)
         masks = np.asarray(masks)
-        if self.net_only:
-            priors, _ = self.evaluate(np.asarray(observations, dtype=np.float32), masks)
-            return np.argmax(np.where(masks > 0, priors, -1.0), axis=1).astype(np.int64)
-        choices = masks.sum(axis=1)
-        actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
-        busy = choices > 1
-        if busy.any():
-            searched, _, _ = self.search.run(states, self.evaluate, active=busy)
-            actions[busy] = searched[busy]
-        return actions
+        priors, _ = self.evaluate(np.asarray(observations, dtype=np.float32), masks)
+        return np.argmax(np.where(masks > 0, priors, -1.0), axis=1).astype(np.int64)

@@ -72,3 +72,32 @@ class PolicyAgent(Agent):
                 np.asarray(observations, dtype=np.float32), deterministic=self.deterministic, action_masks=masks.astype(bool)
             )
         return np.asarray(actions, dtype=np.int64).reshape(-1)
+
+
+class PolicyEvaluator:
+    """A PPO policy as the guided search's evaluator (``mcts:200:prior=ppo:baseline``):
+    priors from its masked action distribution, values from its critic.
+
+    The critic estimates the mover's discounted return, clipped here to the search's
+    range [-1, 1]; the other seats get that value too in a cooperative game (the team
+    shares the outcome) and an even share of its opposite otherwise (a zero-sum table)."""
+
+    def __init__(self, policy, num_players: int, cooperative: bool):
+        self.policy = policy
+        self.num_players = num_players
+        self.cooperative = cooperative
+        self.shape = tuple(policy.observation_space.shape)
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        import torch
+
+        n = obs.shape[0]
+        with torch.inference_mode():
+            seen = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32).reshape((n,) + self.shape))
+            priors = self.policy.get_distribution(seen, action_masks=masks.astype(bool)).distribution.probs
+            mover = self.policy.predict_values(seen).clamp(-1.0, 1.0).reshape(n)
+        values = np.empty((n, self.num_players), dtype=np.float32)
+        values[:, 0] = mover.numpy()
+        if self.num_players > 1:
+            values[:, 1:] = values[:, :1] if self.cooperative else -values[:, :1] / (self.num_players - 1)
+        return priors.numpy(), values

@@ -6,6 +6,10 @@ game's own kernels; see that module for the algorithm. Spec grammar:
     mcts:400                  400 simulations per decision
     ismcts:400:c=2:rollout=200  UCT constant 2, playouts cut after 200 steps (scored 0)
     ismcts:50:playout=heuristic playouts follow the game's heuristic instead of random play
+    mcts:200:prior=ppo:baseline the PUCT search of ``az`` agents with a PPO policy as its
+                              prior and its critic as the leaf value (no playouts);
+                              ``prior=`` takes the rest of the spec: ppo:<checkpoint.zip>,
+                              ppo:baseline or an az network (az:<checkpoint.zip>)
 
 ``mcts`` reads the full state, so it is offered only in games without hidden
 information (TARDIS Run, Dr. Who Chess); ``ismcts`` redeals what the mover
@@ -19,6 +23,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +32,17 @@ from tardis_envs.core.search import NUM_PARAMS, P_DETERMINIZE, P_PLAYOUT_POLICY,
 from .base import Agent
 
 DEFAULT_UCT_C = 1.4
+DEFAULT_PUCT_C = 1.25
 MAX_SIMULATIONS = 10_000_000
 
 
 def parse_search_spec(kind: str, text: str) -> dict:
     """``"400:c=2:rollout=200"`` -> ``{"simulations": 400, "c": 2.0, "rollout": 200}`` (with defaults)."""
     parts = [p.strip() for p in text.split(":")] if text.strip() else []
-    usage = f"{kind}:<simulations>[:c=<UCT constant>][:rollout=<max playout steps>][:playout=random|heuristic], e.g. {kind}:400"
+    usage = (
+        f"{kind}:<simulations>[:c=<UCT constant>][:rollout=<max playout steps>][:playout=random|heuristic]"
+        f"[:prior=<ppo:... or az:... agent>], e.g. {kind}:400"
+    )
     if not parts:
         raise ValueError(f"agent {kind!r} needs a number of simulations: {usage}")
     try:
@@ -42,10 +51,15 @@ def parse_search_spec(kind: str, text: str) -> dict:
         raise ValueError(f"agent {kind}:{text}: simulations must be an integer, got {parts[0]!r}; {usage}") from None
     if not 1 <= simulations <= MAX_SIMULATIONS:
         raise ValueError(f"agent {kind}:{text}: simulations must be in 1..{MAX_SIMULATIONS}, got {simulations}")
-    out = {"simulations": simulations, "c": DEFAULT_UCT_C, "rollout": None, "playout": "random"}
-    for part in parts[1:]:
+    out: dict[str, Any] = {"simulations": simulations, "c": None, "rollout": None, "playout": "random", "prior": None}
+    for index, part in enumerate(parts[1:], start=1):
         key, _, value = part.partition("=")
         key = key.strip()
+        if key == "prior":  # an agent spec with colons of its own: the rest of the text
+            out["prior"] = ":".join([value, *parts[index + 1 :]]).strip()
+            if not out["prior"]:
+                raise ValueError(f"agent {kind}:{text}: prior needs an agent, e.g. prior=ppo:baseline")
+            break
         if key == "playout":
             if value not in ("random", "heuristic"):
                 raise ValueError(f"agent {kind}:{text}: playout must be random or heuristic, got {value!r}")
@@ -60,7 +74,52 @@ def parse_search_spec(kind: str, text: str) -> dict:
         if not np.isfinite(number) or number < (0 if key == "c" else 1):
             raise ValueError(f"agent {kind}:{text}: {key} must be {'>= 0' if key == 'c' else '>= 1'}, got {value!r}")
         out[key] = number
+    if out["prior"] is not None and (out["rollout"] is not None or out["playout"] != "random"):
+        raise ValueError(
+            f"agent {kind}:{text}: a search with a prior values its leaves by the prior's critic; rollout and playout do not apply"
+        )
+    if out["c"] is None:  # UCT's constant for playouts, PUCT's (scaled by the prior) with a prior
+        out["c"] = DEFAULT_UCT_C if out["prior"] is None else DEFAULT_PUCT_C
     return out
+
+
+def make_search_agent(game, kind: str, settings: str, seed: int | None = None):
+    """``mcts:<n>...`` / ``ismcts:<n>...``: a :class:`SearchAgent`, or with ``prior=`` the
+    guided search (:class:`agents.alphazero.GuidedAgent`) over that agent's policy and values."""
+    parsed = parse_search_spec(kind, settings)
+    if parsed["prior"] is None:
+        return SearchAgent(game, seed=seed, kind=kind, settings=settings)
+    refuse_mcts_with_hidden_information(game, kind)
+    from . import make_agent
+    from .alphazero import AZAgent, GuidedAgent
+    from .policy_agent import PolicyAgent, PolicyEvaluator
+
+    prior = make_agent(parsed["prior"], game, seed=seed)
+    if isinstance(prior, PolicyAgent):
+        evaluate = PolicyEvaluator(prior.policy, game.num_players, game.spec.cooperative)
+        search_game = prior.view  # the policy's own observation options, where they differ
+    elif isinstance(prior, AZAgent):
+        evaluate, search_game = prior.evaluate, None
+    else:
+        raise ValueError(f"agent {kind}:{settings}: prior must be a ppo: or az: agent (a policy with values), got {parsed['prior']!r}")
+    return GuidedAgent(
+        game,
+        evaluate,
+        seed=seed,
+        simulations=parsed["simulations"],
+        c=parsed["c"],
+        determinize=kind == "ismcts" or game.spec.hidden_information,
+        search_game=search_game,
+        name=f"{kind}:{parsed['simulations']}:prior={parsed['prior']}",
+    )
+
+
+def refuse_mcts_with_hidden_information(game, kind: str) -> None:
+    if kind == "mcts" and game.spec.hidden_information:
+        raise ValueError(
+            f"agent mcts would read the hidden information of {game.spec.env_id} (other hands, face-down tiles, ...); "
+            f"use ismcts:<simulations>, which redeals what the mover cannot see"
+        )
 
 
 class SearchAgent(Agent):
@@ -72,13 +131,11 @@ class SearchAgent(Agent):
         super().__init__(game, seed)
         if kind not in ("mcts", "ismcts"):
             raise ValueError(f"unknown search agent {kind!r}: mcts or ismcts")
-        if kind == "mcts" and game.spec.hidden_information:
-            raise ValueError(
-                f"agent mcts would read the hidden information of {game.spec.env_id} (other hands, face-down tiles, ...); "
-                f"use ismcts:<simulations>, which redeals what the mover cannot see"
-            )
+        refuse_mcts_with_hidden_information(game, kind)
         self.kind = kind
         self.settings = parse_search_spec(kind, settings)
+        if self.settings["prior"] is not None:
+            raise ValueError(f"agent {kind}:{settings}: a search with a prior is built by make_search_agent")
         self.name = f"{kind}:{self.settings['simulations']}" + (":playout=heuristic" if self.settings["playout"] == "heuristic" else "")
         self.params = np.zeros(NUM_PARAMS, dtype=np.float64)
         self.params[P_SIMULATIONS] = self.settings["simulations"]

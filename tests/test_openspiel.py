@@ -196,6 +196,32 @@ def test_openspiel_bots_play_through_the_adapter():
     assert bot.step(state) in state.legal_actions()
 
 
+@pytest.mark.parametrize(
+    "env_id, specs",
+    [
+        ("tardis_run_v0", ["az:baseline:sims=4", "heuristic"]),
+        ("gallifrey_duel_v1", ["ismcts:4:prior=ppo:baseline", "ppo:baseline"]),
+    ],
+)
+def test_tardis_agents_play_whole_games_as_openspiel_bots(env_id, specs):
+    """``AgentBot`` puts any agent spec (search with a learned prior included) into
+    OpenSpiel's own game loop; a bot asked at another seat's node and a bad spec are refused."""
+    from agents.openspiel_bot import AgentBot
+
+    game = tardis_openspiel.load_game(env_id)
+    bots = [AgentBot(game, spec, player, seed=player) for player, spec in enumerate(specs)]
+    for seed in range(2):
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)
+        assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    with pytest.raises(ValueError, match="asked to move at a node where player"):
+        bots[1 - state.current_player()].step(state)
+    with pytest.raises(ValueError, match="unknown agent"):
+        AgentBot(game, "grandmaster", 0)
+
+
 def test_openspiel_mcts_through_the_adapter_agrees_with_the_compiled_search_on_a_mate():
     """OpenSpiel's MCTSBot, run on the adapter, is the oracle of the compiled search: both
     find the back-rank mate (the compiled search was kept for speed, see benchmarks/search_results.py)."""

@@ -116,12 +116,13 @@ def test_mcts_is_refused_where_it_would_see_hidden_information():
 
 
 def test_search_specs_are_checked():
-    assert parse_search_spec("mcts", "400") == {"simulations": 400, "c": 1.4, "rollout": None, "playout": "random"}
+    assert parse_search_spec("mcts", "400") == {"simulations": 400, "c": 1.4, "rollout": None, "playout": "random", "prior": None}
     assert parse_search_spec("mcts", "50:c=2:rollout=30:playout=heuristic") == {
         "simulations": 50,
         "c": 2.0,
         "rollout": 30,
         "playout": "heuristic",
+        "prior": None,
     }
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
     for spec, message in [
