@@ -437,8 +437,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise ValueError("--resume and --overwrite contradict each other: --resume continues the run, --overwrite deletes it")
     run_dir = check_writable(args.run_dir or f"runs/{args.env_id}", "--run-dir", kind="folder")
     rllib = args.backend == "rllib"
-    if not rllib and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
-        raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib")
+    if az and (args.num_envs_per_env_runner != 1 or args.num_learners != 0):
+        raise ValueError(
+            "--num-envs-per-env-runner and --num-learners are for --backend rllib (az: --num-envs games in each self-play worker)"
+        )
+    if az and args.num_env_runners != 1 and not args.address:
+        raise ValueError("--num-env-runners with --algo az sets the self-play workers on a Ray cluster: give its --address")
+    if az and args.num_env_runners < 1:
+        raise ValueError(f"--num-env-runners must be at least 1 with --algo az, got {args.num_env_runners}")
+    if not rllib and not az and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
+        raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib (or --algo az)")
     last_zip = run_dir / "checkpoints" / "last.zip"
     if args.resume and last_zip.is_file():
         from agents.checkpoint import read_meta
@@ -488,7 +496,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         elif args.algo == "az":
             from agents.training.az_train import AZTrainer
 
-            trainer = AZTrainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
+            trainer = AZTrainer(
+                config, run_dir, resume=args.resume, progress=not args.no_progress, address=args.address, workers=args.num_env_runners
+            )
         else:
             trainer = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
         stats = trainer.run()
@@ -876,8 +886,17 @@ def build_parser() -> argparse.ArgumentParser:
         default="sb3",
         help="sb3 (default): MaskablePPO on the batched core; rllib: Ray RLlib PPO (pip install -e '.[distributed]')",
     )
-    p.add_argument("--address", help="rllib: join this Ray cluster (host:port of its head) instead of starting a local Ray")
-    p.add_argument("--num-env-runners", type=int, default=1, help="rllib: sampling workers (default 1; 0 samples in the driver)")
+    p.add_argument(
+        "--address",
+        help="rllib: join this Ray cluster (host:port of its head) instead of starting a local Ray; "
+        "az: play self-play in Ray actors on this cluster, the learner here (without it az needs no Ray)",
+    )
+    p.add_argument(
+        "--num-env-runners",
+        type=int,
+        default=1,
+        help="rllib: sampling workers (default 1; 0 samples in the driver); az with --address: self-play actors (default 1)",
+    )
     p.add_argument("--num-envs-per-env-runner", type=int, default=1, help="rllib: games per sampling worker (default 1)")
     p.add_argument("--num-learners", type=int, default=0, help="rllib: learner workers (default 0: learn in the driver)")
     p.set_defaults(func=cmd_train)

@@ -159,6 +159,51 @@ def test_the_search_of_a_hidden_information_game_redeals_and_never_reads_the_hid
     assert not (np.array_equal(peeking[0][2], peeking[1][2]) and np.allclose(peeking[0][1], peeking[1][1]))
 
 
+def twin_of(game, state: np.ndarray, key: int) -> np.ndarray:
+    """``state`` with what its mover cannot see redealt by the game's own kernel (``key``)."""
+    twin = state.copy()
+    twin[RNG_KEY], twin[RNG_COUNTER] = key, 0
+    game.kernels.resample_hidden(twin, game.tables, int(twin[CURRENT_PLAYER]))
+    twin[RNG_KEY], twin[RNG_COUNTER] = state[RNG_KEY], state[RNG_COUNTER]
+    return twin
+
+
+@pytest.mark.parametrize("env_id", ["keys_to_the_tardis_v0", "gallifrey_duel_v1"])
+def test_over_many_searches_twins_that_differ_only_in_hidden_cards_are_searched_alike(env_id):
+    """Keys and the duel redeal from the cards they replace, so one search of a root and of
+    its twin differ; over 1,024 searches (keys) each, the mean improved policy of the twin
+    differs from the root's no more than two sets of keys on the root itself do (noise),
+    while a search that skips the redeal moves it far beyond that noise. Summed over roots
+    (in some roots the hidden cards cannot matter: the peeking search is the same there)."""
+    game = tardis_envs.make(env_id).unwrapped.game
+    copies = 1024
+
+    def mean_policy(root, first_key, determinize=True):
+        """The mean improved policy (it weighs each root action by its value, where a few
+        visits split by sequential halving alone would not tell worlds apart)."""
+        batch = np.repeat(root[None], copies, axis=0)
+        keys = first_key + np.arange(copies, dtype=np.int64)
+        return GuidedSearch(game, 16, determinize=determinize, seed=0).run(batch, hashed(game), keys=keys)[1].mean(axis=0)
+
+    def distance(a, b):
+        return 0.5 * float(np.abs(a - b).sum())
+
+    noise = twins = peeking = 0.0
+    checked = 0
+    for root in random_states(game, 6, seed=9, max_moves=40):
+        twin = twin_of(game, root, key=777)
+        if np.array_equal(root, twin):
+            continue
+        checked += 1
+        first = mean_policy(root, 0)
+        noise += distance(first, mean_policy(root, 10**6))
+        twins += distance(first, mean_policy(twin, 10**6))
+        peeking += distance(mean_policy(root, 0, False), mean_policy(twin, 10**6, False))
+    assert checked >= 4
+    assert twins < 1.5 * noise + 0.002, (twins, noise)
+    assert peeking > 4 * noise, (peeking, noise)
+
+
 def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path):
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
     assert parse_spec("run.zip:sims=64:net") == {"path": "run.zip", "sims": 64, "c": 1.25, "considered": 16, "net": True}
@@ -227,6 +272,51 @@ def test_every_shipped_az_baseline_loads_and_plays_legal_moves():
             assert (masks[np.arange(len(states)), actions] == 1).all(), (env_id, spec)
 
 
+@pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)
+def test_a_ppo_policy_as_the_search_prior_gives_its_own_distribution_and_critic(env_id):
+    """``mcts:N:prior=ppo:baseline``'s evaluator: the priors are the PPO policy's masked
+    distribution (its mode is the move ppo:baseline plays), the values its critic, clipped,
+    shared by a cooperative team and split against a zero-sum table; the search over it
+    plays legal moves (through the policy's own observation options in chess)."""
+    from agents.policy_agent import PolicyEvaluator
+
+    game = tardis_envs.make(env_id).unwrapped.game
+    policy_agent = make_agent("ppo:baseline", game, seed=0)
+    view = policy_agent.view or game
+    states = random_states(game, 4, seed=5)
+    masks = masks_of(game, states)
+    observations = np.stack([view.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+    evaluate = PolicyEvaluator(policy_agent.policy, game.num_players, game.spec.cooperative)
+    priors, values = evaluate(observations.reshape(len(states), -1), masks)
+    assert np.allclose(priors.sum(axis=1), 1.0, atol=1e-5) and (priors[masks == 0] == 0).all()
+    played = policy_agent.act_batch(states, np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states]), masks)
+    assert (np.argmax(priors, axis=1) == played).all()
+    assert values.shape == (len(states), game.num_players) and (np.abs(values) <= 1).all()
+    if game.spec.cooperative:
+        assert (values == values[:, :1]).all()
+    else:
+        assert np.allclose(values.sum(axis=1), 0.0, atol=1e-6)
+    kind = "ismcts" if game.spec.hidden_information else "mcts"
+    agent = make_agent(f"{kind}:8:prior=ppo:baseline", game, seed=0)
+    assert agent.name == f"{kind}:8:prior=ppo:baseline" and agent.search.params[G_DETERMINIZE] == float(game.spec.hidden_information)
+    actions = agent.act_batch(states, observations, masks)
+    assert (masks[np.arange(len(states)), actions] == 1).all()
+
+
+def test_search_prior_specs_are_checked():
+    game = tardis_envs.make("tardis_run_v0").unwrapped.game
+    keys = tardis_envs.make("keys_to_the_tardis_v0").unwrapped.game
+    for spec, where, message in [
+        ("mcts:10:prior=", game, "prior needs an agent"),
+        ("mcts:10:prior=random", game, "prior must be a ppo: or az: agent"),
+        ("mcts:10:rollout=5:prior=ppo:baseline", game, "rollout and playout do not apply"),
+        ("mcts:10:prior=ppo:nowhere.zip", game, "nowhere.zip"),
+        ("mcts:10:prior=ppo:baseline", keys, "use ismcts"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(spec, where)
+
+
 def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(tmp_path, capsys):
     from tardis_envs.cli import main
 
@@ -253,3 +343,51 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     best = run / "checkpoints" / "best.zip"
     assert main(["eval", "tardis_run_v0", "--agents", f"az:{best}:sims=2,random", "--games", "4", "--out", str(out)]) == 0
     assert "az" in capsys.readouterr().out
+
+
+def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
+    """``bc_decisions``: the network first learns the teacher's moves; on held-out decisions it
+    picks the heuristic's move far more often than a uniformly random legal move would, the
+    record is in bc.json and the checkpoint, and the warm start's time counts in the run."""
+    import json
+
+    from agents.training.az_train import AZConfig, AZTrainer
+
+    config = AZConfig.from_dict(
+        {
+            "env_id": "tardis_run_v0",
+            "total_timesteps": 50,
+            "num_envs": 16,
+            "simulations": 2,
+            "eval_simulations": 2,
+            "max_considered": 2,
+            "hidden": 64,
+            "layers": 1,
+            "batch_size": 256,
+            "eval_games": 2,
+            "eval_every": 100_000,
+            "bc_decisions": 20_000,
+            "bc_epochs": 3,
+        }
+    )
+    trainer = AZTrainer(config, tmp_path / "run", progress=False)
+    stats = trainer.run()
+    record = json.loads((tmp_path / "run" / "bc.json").read_text())
+    assert record["teacher"] == "heuristic" and record["decisions"] == 20_000
+    # on positions with a choice, a uniformly random legal move agrees with the heuristic on
+    # 1 / (legal moves) of them; the warm-started network alone must do far better
+    game = trainer.game
+    states = random_states(game, 200, seed=8)
+    masks = masks_of(game, states)
+    observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+    teacher = make_agent("heuristic", game, seed=0).act_batch(states, observations, masks)
+    network = AZAgent(game, trainer.net, net_only=True).act_batch(states, observations, masks)
+    chance = float(np.mean(1 / masks.sum(axis=1)))
+    assert np.mean(network == teacher) > chance + 0.2, (np.mean(network == teacher), chance, record)
+    assert load_checkpoint(tmp_path / "run" / "checkpoints" / "last.zip")[1]["warm_start"]["decisions"] == 20_000
+    assert stats["seconds"] >= record["record_seconds"] + record["fit_seconds"]
+    with pytest.raises(ValueError, match="'bc_explore' must be a number in"):
+        AZConfig.from_dict({"bc_explore": 2})
+    with pytest.raises(ValueError, match="unknown agent"):
+        AZTrainer(AZConfig.from_dict({"bc_decisions": 10, "bc_teacher": "grandmaster"}), tmp_path / "bad", progress=False).run()
+    assert not (tmp_path / "bad").exists()

@@ -1,6 +1,8 @@
 """The Ray RLlib backend's pieces: masking, legal play in every game, checkpoints that
 ``eval`` loads. Skipped where the ``distributed`` extra is not installed."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -178,6 +180,12 @@ def test_train_refuses_rllib_flags_without_the_backend_and_a_foreign_resume(tmp_
 
     assert main(["train", "tardis_run_v0", "--num-env-runners", "2", "--run-dir", str(tmp_path / "a")]) == 2
     assert "need --backend rllib" in capsys.readouterr().err
+    az = ["train", "tardis_run_v0", "--algo", "az", "--run-dir", str(tmp_path / "az")]
+    assert main(az + ["--num-env-runners", "2"]) == 2
+    assert "give its --address" in capsys.readouterr().err
+    assert main(az + ["--num-learners", "1"]) == 2
+    assert "are for --backend rllib" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "az").exists()
     (tmp_path / "b" / "checkpoints" / "last").mkdir(parents=True)
     assert main(["train", "tardis_run_v0", "--resume", "--run-dir", str(tmp_path / "b")]) == 2
     assert "was trained with --backend rllib" in capsys.readouterr().err
@@ -297,6 +305,16 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
         )
         assert out.returncode == 0, out.stderr[-3000:]
         assert "done:" in out.stdout and (run / "checkpoints" / "best" / "tardis_meta.json").exists()
+        # az on the same cluster: self-play in two Ray actors (one a node), the learner in the driver
+        az_run = tmp_path / "az"
+        az_command = [sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--algo", "az", "--run-dir", str(az_run)]
+        az_flags = ["--address", f"127.0.0.1:{port}", "--num-env-runners", "2", "--num-envs", "4", "--timesteps", "2000"]
+        az_flags += ["--eval-every", "100000", "--eval-games", "2", "--no-progress"]
+        out = subprocess.run(az_command + az_flags, env=env, capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        stats = json.loads((az_run / "stats.json").read_text())
+        assert stats["self_play_workers"] == 2 and stats["num_timesteps"] >= 2000 and stats["learner_samples"] > 0
+        assert make_agent(f"az:{az_run / 'checkpoints' / 'best.zip'}:sims=2", tardis_envs.make("tardis_run_v0").unwrapped.game)
     finally:
         # end exactly the two nodes this test started, through their own process ids
         for node in (worker, head):

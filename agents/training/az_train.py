@@ -13,6 +13,13 @@ learner takes ``replay_ratio`` samples per new decision in minibatches (cross-en
 the improved policy, squared error to the outcome). Every ``eval_every`` decisions the
 current network plays the benchmark opponents with ``eval_simulations`` simulations.
 
+With ``address`` (``--address host:port --num-env-runners N``) the games are played by ``N``
+Ray actors on that cluster (:class:`SelfPlayActor`, ``num_envs`` games each, one core
+each), each returning batches of ``2 x num_envs`` searched decisions and taking the
+learner's latest weights with its next batch; the learner, the buffer and the evaluations
+stay in the driver. The time shares in ``stats.json`` then sum the actors' cores. Without
+an address nothing of Ray is imported.
+
 The run folder is the PPO backends' (:mod:`agents.training.train`): ``config.yaml``,
 ``eval.csv``, ``tb/``, ``checkpoints/last.zip`` (also written on Ctrl-C; ``--resume``
 continues from it with its optimizer, the replay buffer starts empty), ``best.zip``,
@@ -22,6 +29,7 @@ continues from it with its optimizer, the replay buffer starts empty), ``best.zi
 from __future__ import annotations
 
 import io
+import json
 import math
 import time
 import zipfile
@@ -90,6 +98,14 @@ class AZConfig:
     """Simulations a move in evaluations."""
     num_threads: int = 0
     """Torch threads (0: torch's default)."""
+    bc_decisions: int = 0
+    """Warm start: decisions of ``bc_teacher``'s play the network imitates before self-play (0: none)."""
+    bc_teacher: str = "heuristic"
+    """Warm start's teacher, an agent spec (``heuristic``, ``ppo:baseline``, ...)."""
+    bc_epochs: int = 2
+    """Passes over the warm start's decisions."""
+    bc_explore: float = 0.1
+    """Share of the warm start's moves played at random (the teacher's choice stays the label)."""
 
     @property
     def eval_heuristic(self) -> str:
@@ -120,6 +136,7 @@ class AZConfig:
             "eval_every",
             "eval_games",
             "eval_simulations",
+            "bc_epochs",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -132,7 +149,11 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{where}: {name!r} must be a number >= 0, got {value!r}")
-        for name in ("seed", "num_threads"):
+        if isinstance(self.bc_explore, bool) or not isinstance(self.bc_explore, (int, float)) or not 0 <= self.bc_explore <= 1:
+            raise ValueError(f"{where}: 'bc_explore' must be a number in [0, 1], got {self.bc_explore!r}")
+        if not isinstance(self.bc_teacher, str) or not self.bc_teacher.strip():
+            raise ValueError(f"{where}: 'bc_teacher' must be an agent spec, got {self.bc_teacher!r}")
+        for name in ("seed", "num_threads", "bc_decisions"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{where}: {name!r} must be an integer >= 0, got {value!r}")
@@ -151,7 +172,7 @@ class ReplayBuffer:
     def __init__(self, capacity: int, obs_shape: tuple, obs_dtype, num_actions: int, num_players: int, entries: int):
         self.capacity = capacity
         self.obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
-        self.masks = np.zeros((capacity, (num_actions + 7) // 8), dtype=np.uint8)
+        self.masks = np.zeros((capacity, (num_actions + 7) // 8), dtype=np.uint8)  # np.packbits of the legal mask
         self.num_actions = num_actions
         self.entries = min(entries, num_actions)
         self.policy_index = np.zeros((capacity, self.entries), dtype=np.int32)
@@ -163,18 +184,15 @@ class ReplayBuffer:
         self.next = 0
         self.added = 0
 
-    def add(self, obs, masks, policy, movers, episodes) -> None:
+    def add(self, obs, masks, policy_index, policy_weight, movers, episodes) -> None:
         n = len(movers)
         at = (self.next + np.arange(n)) % self.capacity
         self.next = int((self.next + n) % self.capacity)
         self.added += n
         self.obs[at] = obs
-        self.masks[at] = np.packbits(masks.astype(bool), axis=1)
-        k = self.entries
-        top = np.argpartition(-policy, k - 1, axis=1)[:, :k] if k < policy.shape[1] else np.broadcast_to(np.arange(k), (n, k))
-        weight = np.take_along_axis(policy, top, axis=1)
-        self.policy_index[at] = top
-        self.policy_weight[at] = weight / np.maximum(weight.sum(axis=1, keepdims=True), 1e-12)
+        self.masks[at] = masks
+        self.policy_index[at] = policy_index
+        self.policy_weight[at] = policy_weight
         self.mover[at] = movers
         self.episode[at] = episodes
         self.ready[at] = False
@@ -201,11 +219,123 @@ class ReplayBuffer:
         return self.obs[pick], masks, self.policy_index[pick], self.policy_weight[pick], self.outcome[pick]
 
 
+def top_entries(policy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` largest entries of each row of ``policy``: ``(index int32, weight float32)``,
+    the weights renormalised to sum to 1."""
+    n = policy.shape[0]
+    top = np.argpartition(-policy, k - 1, axis=1)[:, :k] if k < policy.shape[1] else np.broadcast_to(np.arange(k), (n, k))
+    weight = np.take_along_axis(policy, top, axis=1)
+    return top.astype(np.int32), (weight / np.maximum(weight.sum(axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+class SelfPlay:
+    """``num_envs`` self-play games advanced together with the guided search over ``net``:
+    the trainer's own self-play, and what each Ray actor runs with ``--address``.
+
+    ``step()`` plays one move in every game and returns the decisions it searched
+    (observation, packed legal mask, the improved policy's largest entries, mover, game id)
+    and the games that ended (ids, rewards by seat). Game ids are unique across
+    ``workers`` (worker ``w`` numbers its games ``w, w + workers, ...``)."""
+
+    def __init__(self, config: AZConfig, net, seed: int, worker: int = 0, workers: int = 1):
+        self.config = config
+        self.game = env_module(config.env_id).Game(**config.options)
+        obs_dtype = "packed" if self.game.packed_plane_kinds is not None else "compact"
+        self.vec = vector.make(config.env_id, config.num_envs, seed=seed, obs_dtype=obs_dtype, **config.options)
+        self.search = GuidedSearch(self.game, config.simulations, gumbel_scale=1.0, max_considered=config.max_considered, seed=seed)
+        self.net = net
+        self.net_evaluate = NetEvaluator(net)
+        self.entries = min(config.policy_entries, self.game.num_actions)
+        self.workers = workers
+        self.timing = {"search": 0.0, "network": 0.0, "env": 0.0}
+        self.games_finished = 0
+        self.vec.reset()
+        self.episodes = worker + workers * np.arange(config.num_envs, dtype=np.int64)
+        self.next_episode = worker + workers * config.num_envs
+
+    def evaluate(self, obs: np.ndarray, masks: np.ndarray):
+        started = time.perf_counter()
+        out = self.net_evaluate(obs, masks)
+        self.timing["network"] += time.perf_counter() - started
+        return out
+
+    def step(self) -> dict[str, np.ndarray]:
+        vec = self.vec
+        started = time.perf_counter()
+        busy = vec.masks.sum(axis=1) > 1
+        actions = np.argmax(vec.masks, axis=1).astype(np.int64)
+        rows = np.flatnonzero(busy)
+        out: dict[str, np.ndarray] = {}
+        if rows.size:
+            network_before = self.timing["network"]
+            searched, policy, _ = self.search.run(vec.states, self.evaluate, active=busy)
+            actions[busy] = searched[busy]
+            index, weight = top_entries(policy[rows], self.entries)
+            out = {
+                "obs": vec.obs[rows].copy(),
+                "masks": np.packbits(vec.masks[rows].astype(bool), axis=1),
+                "policy_index": index,
+                "policy_weight": weight,
+                "movers": vec.current_player[rows].copy(),
+                "episodes": self.episodes[rows].copy(),
+            }
+            self.timing["search"] += time.perf_counter() - started - (self.timing["network"] - network_before)
+        stepped = time.perf_counter()
+        _, _, _, rewards, terminated, truncated = vec.step(actions)
+        ended = np.flatnonzero(terminated | truncated)
+        if ended.size:
+            out["ended"] = self.episodes[ended].copy()
+            out["rewards"] = rewards[ended].copy()
+            self.episodes[ended] = self.next_episode + self.workers * np.arange(ended.size)
+            self.next_episode += self.workers * ended.size
+            self.games_finished += ended.size
+        self.timing["env"] += time.perf_counter() - stepped
+        return out
+
+    def play(self, decisions: int, weights=None) -> list[dict[str, np.ndarray]]:
+        """Steps until ``decisions`` decisions were searched (after loading ``weights``, a
+        state dict, into the network): what a Ray actor returns to the learner."""
+        if weights is not None:
+            self.net.load_state_dict(weights)
+        steps, searched = [], 0
+        while searched < decisions:
+            steps.append(self.step())
+            searched += len(steps[-1].get("movers", ()))
+        return steps
+
+
+class SelfPlayActor:
+    """A :class:`SelfPlay` in a Ray actor (``--address``): its own network of the learner's
+    shape, one torch thread, the learner's weights with every call."""
+
+    def __init__(self, config: dict, shape: dict, seed: int, worker: int, workers: int):
+        import torch
+
+        torch.set_num_threads(1)
+        self.selfplay = SelfPlay(AZConfig.from_dict(config), build_net(**shape), seed, worker, workers)
+
+    def play(self, decisions: int, weights) -> tuple[list[dict[str, np.ndarray]], dict[str, float], int]:
+        steps = self.selfplay.play(decisions, weights)
+        return steps, dict(self.selfplay.timing), self.selfplay.search.evaluations
+
+
 class AZTrainer:
     """Owns one run folder; ``run()`` trains until the decisions or the minutes are spent."""
 
-    def __init__(self, config: AZConfig, run_dir: str | Path, resume: bool = False, progress: bool = True):
+    def __init__(
+        self,
+        config: AZConfig,
+        run_dir: str | Path,
+        resume: bool = False,
+        progress: bool = True,
+        address: str | None = None,
+        workers: int = 1,
+    ):
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
         self.config = config
+        self.address = address  # a Ray cluster's head: self-play runs in `workers` actors there
+        self.workers = workers
         self.run_dir = Path(run_dir)
         self.resume = resume
         self.progress = progress
@@ -222,6 +352,7 @@ class AZTrainer:
         self.timing = {"search": 0.0, "network": 0.0, "learner": 0.0, "env": 0.0}
         self.last_results: dict[str, dict] = {}
         self.last_results_at = -1
+        self.warm: dict | None = None  # the warm start's record, if the run had one
 
     def seconds(self) -> float:
         return self.seconds_before + time.perf_counter() - self.started
@@ -254,18 +385,83 @@ class AZTrainer:
             self.seconds_before = float(meta.get("seconds", 0.0))
             self.best_score = meta.get("best_score") if meta.get("best_score") is not None else -math.inf
             self.history = read_history(self.run_dir)
+            self.warm = meta.get("warm_start")
+        elif config.bc_decisions:
+            self._warm_start()
         self.net.train()
-        obs_dtype = "packed" if game.packed_plane_kinds is not None else "compact"
-        self.vec = vector.make(config.env_id, config.num_envs, seed=config.seed + self.num_timesteps, obs_dtype=obs_dtype, **config.options)
+        seed = config.seed + self.num_timesteps
+        self.selfplay = SelfPlay(config, self.net, seed)  # the learner's own games (local runs play them all)
+        vec = self.selfplay.vec
+        self.obs_dtype = vec.obs_dtype
         self.buffer = ReplayBuffer(
-            config.buffer_size, self.vec.obs.shape[1:], self.vec.obs.dtype, game.num_actions, game.num_players, config.policy_entries
-        )
-        self.search = GuidedSearch(
-            game, config.simulations, gumbel_scale=1.0, max_considered=config.max_considered, seed=config.seed + self.num_timesteps
+            config.buffer_size, vec.obs.shape[1:], vec.obs.dtype, game.num_actions, game.num_players, config.policy_entries
         )
         from torch.utils.tensorboard import SummaryWriter
 
         self.writer = SummaryWriter(str(self.run_dir / "tb" / "az"))
+
+    def _warm_start(self) -> None:
+        """Behaviour cloning before self-play (:mod:`agents.training.imitation`): the policy head
+        learns ``bc_teacher``'s choices (cross-entropy), the value head the outcome of each
+        decision's game by seat (the mover's reward, the rest of the table's filled in as in a
+        zero-sum game, or as the team's in a cooperative one); the record goes to ``bc.json``."""
+        import torch
+
+        from .imitation import held_out_split, record_teacher
+
+        config, game, net = self.config, self.game, self.net
+        teacher = make_agent(config.bc_teacher, game, seed=config.seed + 11)
+        data = record_teacher(
+            config.env_id, teacher, config.bc_decisions, seed=config.seed + 20_000_000, explore=config.bc_explore, options=config.options
+        )
+        started = time.perf_counter()
+        held, train = held_out_split(len(data), seed=config.seed)
+        players = game.num_players
+        outcome = np.repeat(data.returns[:, None], players, axis=1)
+        if not game.spec.cooperative and players > 1:
+            outcome[:, 1:] = -outcome[:, :1] / (players - 1)
+        rng = np.random.default_rng(config.seed + 1)
+        net.train()
+        losses = []
+        for _ in range(config.bc_epochs):
+            rng.shuffle(train)
+            total, batches = 0.0, 0
+            for start in range(0, train.size, config.batch_size):
+                rows = train[start : start + config.batch_size]
+                obs = torch.from_numpy(data.observations[rows].astype(np.float32).reshape(len(rows), -1))
+                logits, values = net(obs)
+                loss = torch.nn.functional.cross_entropy(
+                    masked_logits(logits, torch.from_numpy(data.masks[rows])), torch.from_numpy(data.actions[rows])
+                )
+                done = torch.from_numpy(data.finished[rows])
+                if done.any():
+                    loss = loss + config.value_weight * ((values[done] - torch.from_numpy(outcome[rows])[done]) ** 2).mean()
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                self.optimizer.step()
+                total, batches = total + float(loss.detach()), batches + 1
+            losses.append(total / max(batches, 1))
+        agreement = float("nan")
+        if held.size:
+            with torch.inference_mode():
+                logits, _ = net(torch.from_numpy(data.observations[held].astype(np.float32).reshape(held.size, -1)))
+                best = masked_logits(logits, torch.from_numpy(data.masks[held])).argmax(dim=1).numpy()
+            agreement = float((best == data.actions[held]).mean())
+        self.warm = {
+            "teacher": config.bc_teacher,
+            "decisions": len(data),
+            "games": data.games,
+            "record_seconds": round(data.seconds, 1),
+            "fit_seconds": round(time.perf_counter() - started, 1),
+            "epoch_losses": losses,
+            "held_out_agreement": agreement,
+        }
+        (self.run_dir / "bc.json").write_text(json.dumps(self.warm, indent=2))
+        print(
+            f"warm start: {len(data):,} decisions of {config.bc_teacher} in {data.seconds + self.warm['fit_seconds']:.0f} s, "
+            f"held-out agreement {100 * agreement:.1f}%",
+            flush=True,
+        )
 
     def _extra(self) -> dict:
         return {
@@ -274,6 +470,7 @@ class AZTrainer:
             "learner_samples": self.learner_samples,
             "seconds": round(self.seconds(), 1),
             "best_score": None if math.isinf(self.best_score) else self.best_score,
+            "warm_start": self.warm,
         }
 
     def save(self, name: str) -> Path:
@@ -330,7 +527,7 @@ class AZTrainer:
             if batch is None:
                 return
             obs, masks, index, weight, outcome = batch
-            obs_t = torch.from_numpy(self.game.float_observations(obs, self.vec.obs_dtype).reshape(len(obs), -1))
+            obs_t = torch.from_numpy(self.game.float_observations(obs, self.obs_dtype).reshape(len(obs), -1))
             logits, values = self.net(obs_t)
             log_policy = torch.log_softmax(masked_logits(logits, torch.from_numpy(masks)), dim=1)
             picked = torch.gather(log_policy, 1, torch.from_numpy(index.astype(np.int64)))
@@ -348,29 +545,53 @@ class AZTrainer:
                 self.writer.add_scalar("loss/value", value_loss.item(), self.num_timesteps)
         self.timing["learner"] += time.perf_counter() - started
 
-    def _self_play_step(self, evaluate) -> None:
-        vec = self.vec
-        started = time.perf_counter()
-        busy = vec.masks.sum(axis=1) > 1
-        actions = np.argmax(vec.masks, axis=1).astype(np.int64)
-        if busy.any():
-            network_before = self.network_seconds
-            searched, policy, _ = self.search.run(vec.states, evaluate, active=busy)
-            actions[busy] = searched[busy]
-            rows = np.flatnonzero(busy)
-            self.buffer.add(vec.obs[rows], vec.masks[rows], policy[rows], vec.current_player[rows], self.episodes[rows])
-            self.num_timesteps += rows.size
-            self.pending_samples += rows.size * self.config.replay_ratio
-            self.timing["search"] += time.perf_counter() - started - (self.network_seconds - network_before)
-        stepped = time.perf_counter()
-        _, _, _, rewards, terminated, truncated = vec.step(actions)
-        ended = np.flatnonzero(terminated | truncated)
-        if ended.size:
-            self.buffer.finish(self.episodes[ended], rewards[ended])
-            self.episodes[ended] = self.next_episode + np.arange(ended.size)
-            self.next_episode += ended.size
-            self.games_finished += ended.size
-        self.timing["env"] += time.perf_counter() - stepped
+    def _store(self, step: dict[str, np.ndarray]) -> int:
+        """Put one self-play step's decisions and ended games into the buffer; the decisions added."""
+        added = 0
+        if "movers" in step:
+            added = len(step["movers"])
+            self.buffer.add(step["obs"], step["masks"], step["policy_index"], step["policy_weight"], step["movers"], step["episodes"])
+            self.num_timesteps += added
+            self.pending_samples += added * self.config.replay_ratio
+        if "ended" in step:
+            self.buffer.finish(step["ended"], step["rewards"])
+            self.games_finished += len(step["ended"])
+        return added
+
+    def _self_play(self) -> None:
+        """One round of self-play: a move in every local game, or (``--address``) the next
+        actor's batch of decisions, its next batch asked with the learner's latest weights."""
+        if self.actors is None:
+            self._store(self.selfplay.step())
+            return
+        import ray
+
+        ready, _ = ray.wait(list(self.requests), num_returns=1)
+        actor = self.requests.pop(ready[0])
+        steps, timing, evaluations = ray.get(ready[0])
+        for step in steps:
+            self._store(step)
+        self.remote_timing[actor] = (timing, evaluations)
+        if self.weights_ref is None:
+            self.weights_ref = ray.put({k: v.detach().clone() for k, v in self.net.state_dict().items()})
+        self.requests[self.actors[actor].play.remote(self.decisions_per_call, self.weights_ref)] = actor
+
+    def _start_actors(self) -> None:
+        """``workers`` self-play actors on the cluster at ``address``, each asked for its first batch."""
+        import ray
+
+        ray.init(address=self.address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        remote = ray.remote(num_cpus=1)(SelfPlayActor)
+        config = self.config.to_dict()
+        config.pop("algo")
+        seed = self.config.seed + self.num_timesteps
+        self.actors = [remote.remote(config, dict(self.net.shape), seed + 1 + k, k, self.workers) for k in range(self.workers)]
+        # each call plays about one batch of decisions per 2 x num_envs, so the learner's weights
+        # reach the actors every few moves of their games
+        self.decisions_per_call = 2 * self.config.num_envs
+        self.weights_ref = ray.put({k: v.detach().clone() for k, v in self.net.state_dict().items()})
+        self.requests = {actor.play.remote(self.decisions_per_call, self.weights_ref): k for k, actor in enumerate(self.actors)}
+        self.remote_timing: dict[int, tuple[dict, int]] = {}
 
     def run(self) -> dict:
         config = self.config
@@ -390,19 +611,19 @@ class AZTrainer:
         self.updates = 0
         self.pending_samples = 0.0
         self.games_finished = 0
-        self.network_seconds = 0.0
-        self.vec.reset()
-        self.episodes = np.arange(config.num_envs, dtype=np.int64)
-        self.next_episode = config.num_envs
-        net_evaluate = NetEvaluator(self.net)
-        trainer = self
+        self.actors = None
+        if self.address:
+            self._start_actors()
+        try:
+            return self._loop()
+        finally:
+            if self.actors is not None:
+                import ray
 
-        def evaluate(obs, masks):
-            started = time.perf_counter()
-            out = net_evaluate(obs, masks)
-            trainer.network_seconds += time.perf_counter() - started
-            return out
+                ray.shutdown()  # the driver leaves the cluster; its actors end with it
 
+    def _loop(self) -> dict:
+        config = self.config
         deadline = self.started + 60 * config.max_minutes if config.max_minutes else math.inf
         if config.max_minutes and self.num_timesteps < config.total_timesteps and not self.history:
             self.evaluate()  # a point at the start, and the time one evaluation takes
@@ -426,10 +647,11 @@ class AZTrainer:
             while self.num_timesteps < config.total_timesteps and time.perf_counter() + reserve() < deadline:
                 step_started = time.perf_counter()
                 before = self.num_timesteps
-                self._self_play_step(evaluate)
+                self._self_play()
                 if self.pending_samples >= config.batch_size:
                     self._learn(int(self.pending_samples))
                     self.pending_samples -= int(self.pending_samples)
+                    self.weights_ref = None  # the actors' next batches are asked with these weights
                 last_step_seconds = time.perf_counter() - step_started
                 if bar is not None:
                     bar.update(self.num_timesteps - before)
@@ -449,7 +671,14 @@ class AZTrainer:
         finally:
             if bar is not None:
                 bar.close()
-        self.timing["network"] = self.network_seconds
+        for name, seconds in self.selfplay.timing.items():
+            self.timing[name] += seconds
+        evaluations = self.selfplay.search.evaluations
+        if self.actors is not None:  # the actors' time on their own cores, summed
+            for timing, count in self.remote_timing.values():
+                for name, seconds in timing.items():
+                    self.timing[name] += seconds
+                evaluations += count
         elapsed = time.perf_counter() - t0
         decisions = self.num_timesteps - steps0
         # the final evaluation (unless the last one in the loop saw this very network)
@@ -461,7 +690,8 @@ class AZTrainer:
             "env_steps_per_second": decisions / elapsed if elapsed > 0 else 0.0,
             "learner_samples": self.learner_samples,
             "games": self.games_finished,
-            "network_evaluations": self.search.evaluations,
+            "network_evaluations": evaluations,
+            "self_play_workers": self.workers if self.actors is not None else 0,
             "time_shares": {k: round(v / elapsed, 3) if elapsed > 0 else 0.0 for k, v in self.timing.items()},
             "final": results,
             "best_score": self.best_score,

@@ -544,6 +544,7 @@ def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], 
         "",
         f"- {unit}: {stats['num_timesteps']:,} in {stats['seconds']:.0f} s {speed}",
         f"- best checkpoint: `{best_name}` (mean win rate {100 * stats['best_score']:.1f}%)",
+        *([f"- self-play: {stats['self_play_workers']} Ray actors, the learner in the driver"] if stats.get("self_play_workers") else []),
         (
             f"- evaluation: {config.eval_games} games per team-mate kind (the learner in one seat, rotated; "
             "a win is the team's), fixed seeds"
