@@ -580,6 +580,9 @@ class AZTrainer:
         """``workers`` self-play actors on the cluster at ``address``, each asked for its first batch."""
         import ray
 
+        # one move of the driver's own games first: the kernels are then compiled into this
+        # machine's numba cache, which actors on this machine load instead of each compiling them
+        self.selfplay.step()
         ray.init(address=self.address, include_dashboard=False, log_to_driver=False, configure_logging=False)
         remote = ray.remote(num_cpus=1)(SelfPlayActor)
         config = self.config.to_dict()
