@@ -3,12 +3,13 @@
 #              5 minutes of self-play training on TARDIS Run, then a round robin of the
 #              trained policy against the heuristic and the random agent
 #   make test  creates .venv, installs the dev extras, runs the whole test suite
+#   make docs  builds the documentation site into site/ (--strict) and checks it in headless Chromium
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test venv bench clean
+.PHONY: run test venv bench docs clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +38,12 @@ test: $(VENV)/.installed-dev
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
+docs: $(VENV)/.installed-dev
+	$(PY) -m tardis_envs.docs_site
+
 bench: $(VENV)/.installed-run
 	$(VENV)/bin/tardis-envs bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build site *.egg-info .pytest_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
