@@ -7,7 +7,7 @@ learned policies join this registry as they land.
 from __future__ import annotations
 
 from .base import Agent, uniform_legal
-from .heuristics import HEURISTIC_MODULES, HeuristicAgent
+from .heuristics import HeuristicAgent
 from .random_agent import RandomAgent
 
 AGENT_KINDS = {"random": RandomAgent, "heuristic": HeuristicAgent}
@@ -64,4 +64,4 @@ def make_agent(spec: str, game, seed: int | None = None) -> Agent:
     return AGENT_KINDS[kind](game, seed=seed)
 
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "make_agent", "AGENT_KINDS", "AGENT_SPECS", "HEURISTIC_MODULES", "uniform_legal"]
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "make_agent", "AGENT_KINDS", "AGENT_SPECS", "uniform_legal"]

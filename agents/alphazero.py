@@ -36,6 +36,7 @@ from .base import Agent
 from .checkpoint import CheckpointError, check_compatible, model_meta, read_meta, write_meta
 
 MODEL_MEMBER = "az_model.pt"
+OPTIMIZER_MEMBER = "az_optimizer.pt"  # a training checkpoint's optimizer state (dropped on export)
 DEFAULT_SIMULATIONS = 32
 MAX_SIMULATIONS = 100_000
 SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:net]"

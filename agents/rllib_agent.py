@@ -17,7 +17,7 @@ MODULE_PATH = ("learner_group", "learner", "rl_module")  # where an Algorithm ch
 
 
 class RLlibPolicyAgent(Agent):
-    """Acts with an RLlib module (:class:`agents.training.rllib_backend.MaskedPPOModule`)
+    """Acts with an RLlib module (:class:`agents.rllib_modules.MaskedPPOModule`)
     on the mover's observation and legal mask: the most likely legal action, or a
     sample with ``deterministic=False``."""
 
@@ -40,7 +40,7 @@ class RLlibPolicyAgent(Agent):
         check_compatible(meta, game, path)
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        import agents.training.rllib_backend  # noqa: F401  (the module classes the checkpoint names)
+        import agents.rllib_modules  # noqa: F401  (the module classes a checkpoint names)
 
         # absolute: RLlib reads checkpoints through pyarrow, which takes a relative path for a
         # URI without a scheme ("URI has empty scheme")

@@ -147,11 +147,10 @@ class SearchAgent(Agent):
         self._search = game.kernels.search
         if self.settings["playout"] == "heuristic":
             from .heuristics import HeuristicAgent
-            from .heuristics.guided import GUIDED_SEARCH
 
             self.params[P_PLAYOUT_POLICY] = 1.0
             self.weights = HeuristicAgent(game).weights
-            self._search = GUIDED_SEARCH[game.spec.env_id]
+            self._search = game.kernels.heuristic_search
         self.threads = max(1, min(os.cpu_count() or 1, 8))
         self._pool: ThreadPoolExecutor | None = None
         self.searches = 0  # decisions searched (a single legal action is not searched)

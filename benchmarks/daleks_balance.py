@@ -16,56 +16,20 @@ import time
 
 import numpy as np
 
-from agents.heuristics.daleks import DEFAULT_WEIGHTS, choose
 from agents.stats import wilson_interval
 from tardis_envs import time_of_the_daleks_v2
-from tardis_envs.core.jit import njit_parallel_alloc, prange
-from tardis_envs.core.rng import hash_words, seed_to_key
-from tardis_envs.core.state import RUNNING, STATUS, TRUNCATED
-from tardis_envs.games.daleks import layout as L
-from tardis_envs.games.daleks import rules
-
-# per game: outcome (WIN_* or -1 truncated), rounds, decisions
-S_OUTCOME, S_ROUNDS, S_DECISIONS = range(3)
-
-
-@njit_parallel_alloc  # allocates a mask a game
-def play_games(states, tables, weights, random_play, key, out):
-    for i in prange(states.shape[0]):
-        s = states[i]
-        mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
-        decisions = 0
-        while s[STATUS] == RUNNING:
-            if random_play:
-                rules.legal_mask(s, tables, mask)
-                count = 0
-                for a in range(L.NUM_ACTIONS):
-                    count += mask[a]
-                pick = np.int64(hash_words(key, i * 1_000_003 + decisions) % np.uint64(count))
-                action = -1
-                for a in range(L.NUM_ACTIONS):
-                    if mask[a]:
-                        if pick == 0:
-                            action = a
-                            break
-                        pick -= 1
-            else:
-                action = choose(s, tables, weights)
-            rules.step(s, tables, action)
-            decisions += 1
-        out[i, S_OUTCOME] = -1 if s[STATUS] == TRUNCATED else s[L.WINNER]
-        out[i, S_ROUNDS] = s[L.ROUND] + 1
-        out[i, S_DECISIONS] = decisions
+from tardis_envs.core.rng import seed_to_key
 
 
 def simulate(num_players: int, games: int, random_play: bool = False, seed: int = 0, weights=None, game=None, **options) -> dict:
     game = game or time_of_the_daleks_v2.Game(num_players=num_players, **options)
+    heuristic = game.heuristic
     states = np.stack([game.new_state(seed_to_key(seed + g)) for g in range(games)])
     out = np.zeros((games, 3), dtype=np.int64)
-    w = np.array(DEFAULT_WEIGHTS if weights is None else weights, dtype=np.float64)
-    play_games(states, game.tables, w, random_play, seed_to_key(seed + 10**9), out)
-    outcome = out[:, S_OUTCOME]
-    wins = int((outcome == L.WIN_DOCTORS).sum())
+    w = np.array(heuristic.DEFAULT_WEIGHTS if weights is None else weights, dtype=np.float64)
+    heuristic.play_team_games(states, game.tables, w, random_play, seed_to_key(seed + 10**9), out)
+    outcome = out[:, heuristic.TEAM_OUTCOME]
+    wins = int((outcome == heuristic.DOCTORS_WIN).sum())
     low, high = wilson_interval(wins, games)
     return {
         "players": num_players,
@@ -74,9 +38,9 @@ def simulate(num_players: int, games: int, random_play: bool = False, seed: int 
         "doctor_wins": wins,
         "win_rate": wins / games,
         "interval": (low, high),
-        "rounds": float(out[:, S_ROUNDS].mean()),
-        "decisions": float(out[:, S_DECISIONS].mean()),
-        "dalek_wins": {name: int((outcome == k).sum()) for k, name in enumerate(L.WIN_NAMES) if k >= 2},
+        "rounds": float(out[:, heuristic.TEAM_ROUNDS].mean()),
+        "decisions": float(out[:, heuristic.TEAM_DECISIONS].mean()),
+        "dalek_wins": {name: int((outcome == k).sum()) for k, name in enumerate(heuristic.TEAM_OUTCOMES) if k >= 2},
         "truncated": int((outcome == -1).sum()),
     }
 

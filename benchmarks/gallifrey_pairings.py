@@ -20,7 +20,6 @@ import numpy as np
 from agents import make_agent
 from agents.tournament import play_match, wilson_interval
 from tardis_envs import gallifrey_duel_v1
-from tardis_envs.games.gallifrey.content import MODES, load_content
 
 
 def main(argv=None) -> int:
@@ -29,9 +28,9 @@ def main(argv=None) -> int:
     parser.add_argument("--threat", default="dangerous")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    names = [c.name for c in load_content().characters]
+    names = [c.name for c in gallifrey_duel_v1.Game().content.characters]
     short = [n.replace("The ", "")[:9] for n in names]
-    for mode in MODES:
+    for mode in gallifrey_duel_v1.SPEC.options["mode"].choices:
         started = time.perf_counter()
         wins = np.zeros((len(names), len(names)))
         games = np.zeros((len(names), len(names)))

@@ -46,17 +46,12 @@ from .core.sampling import count_legal, nth_legal, sample_legal
 from .core.state import CURRENT_PLAYER, STATUS
 
 # steps/s the batched API should reach at 8,192 games x 2 threads with compact observations
-# (issue 17); format_results says met or missed, and --profile says where the time goes
-TARGETS = {
-    "tardis_run_v0": 20e6,
-    "keys_to_the_tardis_v0": 3e6,
-    "gallifrey_duel_v1": 10e6,
-    "timelord_chess_v1": 1e6,
-    "time_of_the_daleks_v2": 0.5e6,
-}
+# (each game's GameSpec.throughput_target); format_results says met or missed, and --profile
+# says where the time goes
+TARGETS = {env_id: env_module(env_id).SPEC.throughput_target for env_id in ENV_IDS}
 
-# the OpenSpiel game (C++ random play) each game's one-game kernel is compared with
-KERNEL_PEERS = {"timelord_chess_v1": "openspiel_chess"}
+# the OpenSpiel game (C++ random play) a game's one-game kernel is compared with (GameSpec.kernel_peer)
+KERNEL_PEERS = {env_id: peer for env_id in ENV_IDS if (peer := env_module(env_id).SPEC.kernel_peer)}
 
 PEERS = {
     # PettingZoo classic envs users would otherwise pick (need the `bench` extra).
@@ -404,15 +399,14 @@ def _rate(count_once: Callable[[], int], seconds: float) -> tuple[int, float]:
 def perft_suite(seconds: float = 1.0, repeats: int = 3, positions=PERFT_POSITIONS, library: bool = True) -> dict:
     """Perft nodes per second, ours and the ``chess`` library's, per position."""
     check_timing(seconds, repeats)
-    from .games.chess import rules
     from .timelord_chess_v1 import Game
 
     game = Game(doctor=False)
     out = {}
     for name, fen, depth in positions:
         state = game.from_fen(fen)
-        rules.perft(state, 1)  # compiled before timing
-        ours = [_rate(lambda: int(rules.perft(state, depth)), seconds / repeats) for _ in range(repeats)]
+        game.perft(state, 1)  # compiled before timing
+        ours = [_rate(lambda: game.perft(state, depth), seconds / repeats) for _ in range(repeats)]
         row = {"fen": fen, "depth": depth, "nodes": ours[0][0], "ours": _stats([r for _, r in ours])}
         if library:
             try:

@@ -678,7 +678,6 @@ def cmd_perft(args: argparse.Namespace) -> int:
     elif args.depth:
         positions = tuple((name, fen, args.depth) for name, fen, _ in PERFT_POSITIONS)
     if args.divide:
-        from .games.chess import rules
         from .timelord_chess_v1 import Game
 
         game = Game(doctor=False)
@@ -687,9 +686,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
             total = 0
             for action, uci in sorted(game.legal_uci(state).items(), key=lambda item: item[1]):
                 child = state.copy()
-                rules.step(child, game.tables, action)
-                # perft counts through draws (fifty moves, repetition) as published counts do
-                count = int(rules.perft(child, depth - 1))
+                game.kernels.step(child, game.tables, action)
+                count = game.perft(child, depth - 1)
                 total += count
                 print(f"{uci}: {count}")
             print(f"{name} depth {depth}: {total} nodes")

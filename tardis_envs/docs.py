@@ -54,17 +54,19 @@ def page(env_id: str) -> str:
 
 
 def frames(env_id: str, count: int) -> list[np.ndarray]:
-    """``count`` pictures of one game from a fixed seed, every seat played by the heuristic."""
-    from agents import make_agent
-
+    """``count`` pictures of one game from a fixed seed, every seat played by the game's
+    heuristic (its own kernel, ``game.heuristic``, with its default weights)."""
     env = env_module(env_id).env(render_mode="rgb_array")
     env.reset(seed=SEED)
-    agent = make_agent("heuristic", env.unwrapped.game, seed=SEED)
+    game = env.unwrapped.game
+    weights = np.array(game.heuristic.DEFAULT_WEIGHTS, dtype=np.float64)
+    action = np.empty(1, dtype=np.int64)
     shots = [env.render()]
     for _ in range(count - 1):
         if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
             break
-        env.step(agent.act(env))
+        game.heuristic.choose_batch(env.unwrapped.get_state()[None], game.tables, weights, action)
+        env.step(int(action[0]))
         shots.append(env.render())
     return shots
 

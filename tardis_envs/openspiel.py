@@ -58,6 +58,7 @@ Resampling
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import urllib.parse
 from typing import Any
@@ -71,16 +72,18 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 import tardis_envs
 
-from .core.chance import OPENING, Position, game_for
+from .core.chance import OPENING, Position
 from .core.state import RNG_COUNTER, RNG_KEY
 
-_UTILITY = {
-    "tardis_run_v0": pyspiel.GameType.Utility.ZERO_SUM,
-    "keys_to_the_tardis_v0": pyspiel.GameType.Utility.GENERAL_SUM,
-    "timelord_chess_v1": pyspiel.GameType.Utility.ZERO_SUM,
-    "gallifrey_duel_v1": pyspiel.GameType.Utility.ZERO_SUM,
-    "time_of_the_daleks_v2": pyspiel.GameType.Utility.GENERAL_SUM,
-}
+
+@functools.lru_cache(maxsize=64)
+def game_for(env_id: str, options: tuple):
+    """The rules of ``env_id`` bound to ``options`` (sorted ``(key, value)`` pairs), built once
+    per variant: every state of one OpenSpiel game shares them."""
+    return tardis_envs.env_module(env_id).raw_env(**dict(options)).game
+
+
+_UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "general_sum": pyspiel.GameType.Utility.GENERAL_SUM}
 
 
 def _options_key(options: dict) -> tuple:
@@ -116,7 +119,7 @@ def game_type(env_id: str) -> pyspiel.GameType:
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if spec.chance else pyspiel.GameType.ChanceMode.DETERMINISTIC),
         information=(pyspiel.GameType.Information.PERFECT_INFORMATION if perfect else pyspiel.GameType.Information.IMPERFECT_INFORMATION),
-        utility=_UTILITY[env_id],
+        utility=_UTILITY[game.spec.utility],
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=spec.max_players,
         min_num_players=spec.min_players,
@@ -139,7 +142,7 @@ class TardisGame(pyspiel.Game):
         self.tardis = game_for(env_id, _options_key(options))  # validates the options, naming a bad key
         self.options = dict(self.tardis.options)
         game = self.tardis
-        zero_sum = _UTILITY[env_id] == pyspiel.GameType.Utility.ZERO_SUM
+        zero_sum = self.tardis.spec.utility == "zero_sum"
         info = pyspiel.GameInfo(
             num_distinct_actions=game.num_actions,
             max_chance_outcomes=game.max_chance_outcomes,

@@ -153,10 +153,10 @@ def test_an_unpickled_chance_node_is_rebuilt_from_its_checked_base_state():
     assert position.is_chance_node()
     again = pickle.loads(pickle.dumps(position))
     assert again.is_chance_node() and again.shape == position.shape and np.array_equal(again.base, position.base)
-    env_id, options, state, base, move, forced, shape = position.__reduce__()[1]
+    game_class, options, state, base, move, forced, shape = position.__reduce__()[1]
     wild = base.copy()
     wild[game.state_size - 1] = 10**9
     with pytest.raises(ValueError, match="^not a valid tardis_run_v0 state: "):
-        _restore(env_id, options, state, wild, move, forced, shape)
+        _restore(game_class, options, state, wild, move, forced, shape)
     with pytest.raises(ValueError, match="chance outcome 7 is not legal"):
-        _restore(env_id, options, state, base, move, (7,), shape)
+        _restore(game_class, options, state, base, move, (7,), shape)

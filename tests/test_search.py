@@ -80,7 +80,7 @@ def test_ismcts_plays_legal_moves_in_every_game(env_id):
 @pytest.mark.parametrize("env_id", ["tardis_run_v0", "gallifrey_duel_v1", "time_of_the_daleks_v2"])
 def test_heuristic_playouts_play_legally(env_id):
     """``playout=heuristic``: the playouts follow the game's heuristic (one compiled kernel
-    per game in agents/heuristics/guided.py)."""
+    per game: its batch.py's heuristic_search)."""
     game = tardis_envs.make(env_id).unwrapped.game
     agent = make_agent("ismcts:8:playout=heuristic", game, seed=0)
     assert agent.name == "ismcts:8:playout=heuristic"

@@ -65,8 +65,7 @@ def _export_az(checkpoint: Path, meta: dict, out: str | Path | None) -> Path:
     """An az checkpoint without its optimizer state, to ``az/<env_id>.zip`` (or ``out``)."""
     import zipfile
 
-    from ..alphazero import load_checkpoint
-    from ..training.az_train import OPTIMIZER_MEMBER
+    from ..alphazero import OPTIMIZER_MEMBER, load_checkpoint
 
     load_checkpoint(checkpoint)  # whole and loadable before it is shipped
     target = Path(out) if out is not None else folder() / "az" / f"{meta['env_id']}.zip"

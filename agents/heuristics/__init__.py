@@ -1,28 +1,18 @@
-"""Hand-written heuristics, one per game, as numba kernels over the state.
+"""The ``heuristic`` agent: each game's hand-written heuristic behind the agent interface.
 
-Each module exposes ``choose(state, tables, weights) -> action`` for one game,
+The heuristic itself lives with its game (``tardis_envs/games/<game>/heuristic.py``,
+``game.heuristic``): ``choose(state, tables, weights) -> action`` for one game,
 ``choose_batch(states, tables, weights, out)`` over many, its tuned
 ``DEFAULT_WEIGHTS`` and optionally named ``PRESETS`` of weights
-(``make_agent("heuristic:<preset>", game)``); :class:`HeuristicAgent`
-wraps them behind the common agent interface. Kernels keep the batched
+(``make_agent("heuristic:<preset>", game)``). Kernels keep the batched
 self-play loop in compiled code (no per-game Python).
 """
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 from ..base import Agent
-
-HEURISTIC_MODULES = {
-    "tardis_run_v0": "agents.heuristics.tardis_run",
-    "keys_to_the_tardis_v0": "agents.heuristics.keys",
-    "timelord_chess_v1": "agents.heuristics.chess",
-    "gallifrey_duel_v1": "agents.heuristics.gallifrey",
-    "time_of_the_daleks_v2": "agents.heuristics.daleks",
-}
 
 
 class HeuristicAgent(Agent):
@@ -32,9 +22,7 @@ class HeuristicAgent(Agent):
     def __init__(self, game, seed: int | None = None, weights: np.ndarray | None = None, preset: str | None = None):
         super().__init__(game, seed)
         env_id = game.spec.env_id
-        if env_id not in HEURISTIC_MODULES:
-            raise ValueError(f"no heuristic agent for {env_id!r}; available for: {', '.join(HEURISTIC_MODULES)}")
-        self.kernels = importlib.import_module(HEURISTIC_MODULES[env_id])
+        self.kernels = game.heuristic
         defaults = self.kernels.DEFAULT_WEIGHTS
         if preset is not None:
             presets = getattr(self.kernels, "PRESETS", {})

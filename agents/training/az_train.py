@@ -44,12 +44,10 @@ from tardis_envs import env_module, vector
 from tardis_envs.core.guided import GuidedSearch
 
 from .. import make_agent
-from ..alphazero import AZAgent, NetEvaluator, build_net, load_checkpoint, masked_logits, save_checkpoint
+from ..alphazero import OPTIMIZER_MEMBER, AZAgent, NetEvaluator, build_net, load_checkpoint, masked_logits, save_checkpoint
 from ..checkpoint import CheckpointError
 from ..tournament import play_match, rearm_ctrl_c, team_match
 from .train import EVAL_MARGIN, EVAL_SEED, REPORT_SECONDS, append_eval_rows, read_history, resumable_meta, write_report
-
-OPTIMIZER_MEMBER = "az_optimizer.pt"
 
 
 @dataclass

@@ -211,11 +211,12 @@ class Position:
         return self.clone()  # the rules (game) are shared, never copied
 
     def __reduce__(self):
-        # pickled by variant, not by the rule tables: the game is rebuilt (once) on loading
+        # pickled by variant, not by the rule tables: the game (its class, pickled by
+        # reference, and its options) is rebuilt once on loading
         game = self.game
         return (
             _restore,
-            (game.spec.env_id, tuple(sorted(game.options.items())), self.state, self.base, self.move, self.forced, self.shape),
+            (type(game), tuple(sorted(game.options.items())), self.state, self.base, self.move, self.forced, self.shape),
         )
 
     def returns(self) -> np.ndarray:
@@ -232,20 +233,19 @@ class Position:
 
 
 @functools.lru_cache(maxsize=64)
-def game_for(env_id: str, options: tuple):
-    """The rules of ``env_id`` bound to ``options`` (sorted ``(key, value)`` pairs), built once
-    per variant: unpickled positions and the OpenSpiel adapter's states share it."""
-    import tardis_envs
-
-    return tardis_envs.env_module(env_id).raw_env(**dict(options)).game
+def _game_of(game_class: type, options: tuple):
+    """The rules of ``game_class`` (a game's ``Game`` subclass) bound to ``options`` (sorted
+    ``(key, value)`` pairs), built once per variant for the positions unpickled from it."""
+    return game_class(**dict(options))
 
 
-def _restore(env_id, options, state, base, move, forced, shape) -> Position:
+def _restore(game_class, options, state, base, move, forced, shape) -> Position:
     """An unpickled position, validated like ``set_state``: a decision node's state by
     ``check_state``; a chance node rebuilt from its checked base state, its legal move and
     each forced outcome in turn (a pickle is data from outside: a wild word or outcome
     would make the kernels write outside the state)."""
-    game = game_for(env_id, options)
+    game = _game_of(game_class, options)
+    env_id = game.spec.env_id
     if state is not None:
         return Position(game, game.check_state(state))
     base = np.asarray(base, dtype=np.int64)

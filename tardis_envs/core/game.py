@@ -11,6 +11,9 @@ A game folder ``tardis_envs/games/<game>/`` holds
 * ``hidden.py``  – redealing what a seat cannot see (``resample_hidden``);
 * ``check.py``   – ``check_state``: every word of a state from outside against its
   range and the game's invariants, and ``PROBLEMS``, the words for its codes;
+* ``heuristic.py`` – the hand-written heuristic as kernels: ``choose(state, tables,
+  weights)``, ``choose_batch(states, tables, weights, out)``, its tuned ``DEFAULT_WEIGHTS``
+  and optionally named ``PRESETS`` (the ``heuristic`` agent, the search's heuristic playouts);
 * ``env.py``     – the PettingZoo ``raw_env``/``env`` (a few lines);
 * ``content/``   – YAML data shipped inside the package.
 
@@ -49,7 +52,8 @@ work for all of them):
     the self-play training environment's step).
 ``search(root, tables, num_actions, num_players, params, weights, gen, root_visits)``
     also in ``batch.py``: MCTS/ISMCTS (:mod:`tardis_envs.core.search`) with the
-    game's kernels and its ``resample_hidden``.
+    game's kernels and its ``resample_hidden``; ``heuristic_search`` (same signature) the
+    same search whose playouts follow the heuristic's ``choose``.
 ``guided_descend(roots, tables, forest, simulation, active)``
     also in ``batch.py``: one simulation step of the guided search of many games
     (:mod:`tardis_envs.core.guided`): a ``prange`` over the trees calling
@@ -67,6 +71,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
@@ -119,11 +124,23 @@ class GameSpec:
     # earlier env ids of this game whose observations and actions have the same layout and
     # meaning (only float rounding changed): their checkpoints load on this version
     loads_checkpoints_of: tuple[str, ...] = ()
+    # "zero_sum" (two seats, one's gain the other's loss) or "general_sum": the utility
+    # kind the OpenSpiel adapter registers
+    utility: str = "zero_sum"
+    # steps/s the batched API should reach at 8,192 games x 2 threads with compact
+    # observations (tardis-envs bench says met or missed); 0: none set
+    throughput_target: float = 0.0
+    # the OpenSpiel game (random play in C++) the one-game kernel loop is set beside, if any
+    kernel_peer: str | None = None
 
     def __post_init__(self) -> None:
         # the id's ``_vN`` suffix is the version (PettingZoo's convention): keep the two as one
         if not self.env_id.endswith(f"_v{self.version}"):
             raise ValueError(f"GameSpec {self.env_id!r}: version {self.version} does not match the id's _vN suffix")
+        if self.utility not in ("zero_sum", "general_sum"):
+            raise ValueError(f"GameSpec {self.env_id!r}: utility must be 'zero_sum' or 'general_sum', got {self.utility!r}")
+        if self.utility == "zero_sum" and (self.max_players != 2 or self.cooperative):
+            raise ValueError(f"GameSpec {self.env_id!r}: a zero-sum game has two opposed seats")
 
 
 @dataclass(frozen=True)
@@ -138,17 +155,21 @@ class Kernels:
     batch_step: Callable
     batch_step_until_seat: Callable
     search: Callable
+    heuristic_search: Callable
     guided_descend: Callable
     resample_hidden: Callable
     step_and_mask: Callable
     check_state: Callable
     # ``(field, expected)`` in the game's words for each code ``check_state`` returns
     state_problems: tuple[tuple[str, str], ...]
+    # the game's heuristic module (``heuristic.py``): ``choose``, ``choose_batch``,
+    # ``DEFAULT_WEIGHTS`` and optionally ``PRESETS`` (the ``heuristic`` agent)
+    heuristic: ModuleType
 
     @classmethod
-    def of(cls, rules, batch, hidden, check) -> Kernels:
-        """A game's kernels from its ``rules``, ``batch``, ``hidden`` and ``check`` modules,
-        which name them alike in every game (the folder shape above)."""
+    def of(cls, rules, batch, hidden, check, heuristic) -> Kernels:
+        """A game's kernels from its ``rules``, ``batch``, ``hidden``, ``check`` and
+        ``heuristic`` modules, which name them alike in every game (the folder shape above)."""
         return cls(
             init=rules.init,
             step=rules.step,
@@ -158,11 +179,13 @@ class Kernels:
             batch_step=batch.batch_step,
             batch_step_until_seat=batch.batch_step_until_seat,
             search=batch.search,
+            heuristic_search=batch.heuristic_search,
             guided_descend=batch.guided_descend,
             resample_hidden=hidden.resample_hidden,
             step_and_mask=rules.step_and_mask,
             check_state=check.check_state,
             state_problems=check.PROBLEMS,
+            heuristic=heuristic,
         )
 
 
@@ -205,6 +228,12 @@ class Game:
 
     # length limits (truncation) do not make another variant: a state fits whatever the limit
     LIMIT_OPTIONS: ClassVar[frozenset] = frozenset({"max_turns", "max_plies", "max_exchanges", "max_rounds"})
+
+    @property
+    def heuristic(self) -> ModuleType:
+        """The game's hand-written heuristic (its ``heuristic.py``): ``choose``,
+        ``choose_batch``, ``DEFAULT_WEIGHTS`` and optionally ``PRESETS``."""
+        return self.kernels.heuristic
 
     def variant_key(self) -> bytes:
         """What identifies the variant a state belongs to: the rule options (board, player

@@ -55,7 +55,7 @@ import numba
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-KERNEL_ROOTS = ("tardis_envs", "agents/heuristics")  # the folders whose modules define kernels
+KERNEL_ROOTS = ("tardis_envs",)  # the folder whose modules define kernels
 
 
 def sources_digest(roots: list[Path]) -> str:

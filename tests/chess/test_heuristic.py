@@ -5,10 +5,9 @@ import pytest
 
 import tardis_envs
 from agents import make_agent
-from agents.heuristics import chess as heuristic
 from agents.tournament import play_match
 from tardis_envs.core.state import CURRENT_PLAYER
-from tardis_envs.games.chess import layout
+from tardis_envs.games.chess import heuristic, layout
 
 from .helpers import CLASSIC, legal, play, position
 from .helpers import VARIANT as G

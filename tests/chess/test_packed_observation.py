@@ -169,7 +169,8 @@ def test_rllib_module_unpacks_in_torch():
     pytest.importorskip("ray.rllib")
     import torch
 
-    from agents.training.rllib_backend import module_model_config, unpack_planes
+    from agents.rllib_modules import unpack_planes
+    from agents.training.rllib_backend import module_model_config
 
     game = game_of()
     packed = resolve_obs_dtype(game, "packed")

@@ -3,8 +3,8 @@ and takes the dice decisions the exact odds call for."""
 
 import numpy as np
 
-from agents.heuristics import daleks as H
 from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS
+from tardis_envs.games.daleks import heuristic as H
 from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks import rules
 

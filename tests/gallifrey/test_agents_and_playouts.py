@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.heuristics import gallifrey as heuristic
 from agents.tournament import play_match
 from tardis_envs import gallifrey_duel_v1, vector
 from tardis_envs.core.state import RUNNING, STATUS
-from tardis_envs.games.gallifrey import rules
+from tardis_envs.games.gallifrey import heuristic, rules
 from tardis_envs.games.gallifrey.content import DECK_SIZE
 from tardis_envs.games.gallifrey.rules import F_FORCED, F_INJURIES, side
 

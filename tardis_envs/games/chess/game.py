@@ -11,7 +11,7 @@ from ...core.game import Game, GameSpec, Kernels
 from ...core.observation import PLANE_BITS, PLANE_CONSTANT, PLANE_ONE_ENTRY
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED, VARIANT
-from . import batch, check, hidden, layout, rules
+from . import batch, check, heuristic, hidden, layout, rules
 from .content import (
     CASTLING_LETTERS,
     START_FEN,
@@ -85,6 +85,9 @@ SPEC = GameSpec(
     chance=False,
     hidden_information=False,
     status="complete",
+    utility="zero_sum",
+    throughput_target=1e6,
+    kernel_peer="openspiel_chess",
     options={
         "doctor": Option(True, "play with Dr. Who and the TARDIS (False: classic FIDE chess)", kind=bool),
         "max_plies": Option(512, "turns (plies) before the game is truncated as a draw", kind=int, minimum=1),
@@ -138,7 +141,7 @@ class TimelordChess(Game):
     """Dr. Who Chess; see :mod:`tardis_envs.timelord_chess_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden, check)
+    kernels = Kernels.of(rules, batch, hidden, check, heuristic)
     game_over = (layout.PHASE, layout.PHASE_OVER)
 
     def _build(self) -> None:
@@ -321,6 +324,12 @@ class TimelordChess(Game):
         promotion = rules.move_promotion(move)
         suffix = piece_letter(promotion | (BLACK << 3)) if promotion else ""
         return f"{square_name(rules.move_from(move))}{square_name(rules.move_to(move))}{suffix}"
+
+    def perft(self, state: np.ndarray, depth: int) -> int:
+        """Legal move paths of ``depth`` plies from ``state`` (classic chess; the last ply
+        counted in bulk, and through draws by the fifty-move rule or repetition, as the
+        published counts are)."""
+        return int(rules.perft(state, depth))
 
     def legal_uci(self, state: np.ndarray) -> dict[int, str]:
         """The legal chess moves as action -> UCI, in one kernel call."""

@@ -12,7 +12,7 @@ from ...core import search as core_search
 from ...core.batch import reset_one, step_row, step_until_seat_key, step_until_seat_one, streams_rows
 from ...core.guided import descend_one
 from ...core.jit import njit, njit_parallel, prange
-from . import hidden, rules
+from . import heuristic, hidden, rules
 
 
 @njit_parallel
@@ -64,6 +64,26 @@ def search(root, tables, num_actions, num_players, params, weights, gen, root_vi
         rules.legal_mask,
         hidden.resample_hidden,
         core_search.no_policy,
+        root,
+        tables,
+        num_actions,
+        num_players,
+        params,
+        weights,
+        gen,
+        root_visits,
+    )
+
+
+@njit
+def heuristic_search(root, tables, num_actions, num_players, params, weights, gen, root_visits):
+    """The same search with playouts that follow the game's heuristic (``weights``), whose
+    choice is also expanded first (``mcts:<n>:playout=heuristic``)."""
+    return core_search.search_body(
+        rules.step,
+        rules.legal_mask,
+        hidden.resample_hidden,
+        heuristic.choose,
         root,
         tables,
         num_actions,

@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES
-from . import batch, check, hidden, rules
+from . import batch, check, heuristic, hidden, rules
 from . import layout as L
 from .content import (
     AB_COLOUR,
@@ -77,6 +77,8 @@ SPEC = GameSpec(
     chance=True,
     hidden_information=True,
     status="complete",
+    utility="general_sum",
+    throughput_target=0.5e6,
     cooperative=True,
     loads_checkpoints_of=("time_of_the_daleks_v0", "time_of_the_daleks_v1"),
     options={
@@ -149,7 +151,7 @@ class TimeOfTheDaleks(Game):
     """Time of the Daleks; see :mod:`tardis_envs.time_of_the_daleks_v2` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden, check)
+    kernels = Kernels.of(rules, batch, hidden, check, heuristic)
     game_over = (L.STAGE, L.S_OVER)
 
     def _build(self) -> None:

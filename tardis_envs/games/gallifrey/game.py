@@ -9,7 +9,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, check, hidden, rules
+from . import batch, check, heuristic, hidden, rules
 from .content import (
     ASPECTS,
     CONDITIONS,
@@ -104,6 +104,8 @@ SPEC = GameSpec(
     chance=True,
     hidden_information=True,
     status="complete",
+    utility="zero_sum",
+    throughput_target=10e6,
     simultaneous=True,
     options={
         "mode": Option("climactic", "how combat is handled", kind=str, choices=MODES),
@@ -170,7 +172,7 @@ class GallifreyDuel(Game):
     """Ghosts of Gallifrey duel; see :mod:`tardis_envs.gallifrey_duel_v1` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden, check)
+    kernels = Kernels.of(rules, batch, hidden, check, heuristic)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, check, hidden, rules
+from . import batch, check, heuristic, hidden, rules
 from .content import (
     CARD_NAMES,
     CENTRE,
@@ -75,6 +75,8 @@ SPEC = GameSpec(
     chance=True,
     hidden_information=True,
     status="complete",
+    utility="general_sum",
+    throughput_target=3e6,
     options={
         "num_players": Option(2, "players, seated south/north (2), +west (3), +east (4)", kind=int, choices=(2, 3, 4)),
         "reveal_tiles": Option(False, "show every tile's kind from the start", kind=bool),
@@ -100,7 +102,7 @@ class KeysToTheTardis(Game):
     """Keys to the TARDIS; see :mod:`tardis_envs.keys_to_the_tardis_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden, check)
+    kernels = Kernels.of(rules, batch, hidden, check, heuristic)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, check, hidden, rules
+from . import batch, check, heuristic, hidden, rules
 from .content import Board, build_tables, load_board
 from .rules import (
     BLACK_PADDLE_OWNER,
@@ -75,6 +75,8 @@ SPEC = GameSpec(
     chance=True,
     hidden_information=False,
     status="complete",
+    utility="zero_sum",
+    throughput_target=20e6,
     options={
         "board": Option("default", "a shipped board name ('default') or a path to a board YAML file", kind=str),
         "max_turns": Option(1000, "turns (plies) before the game is truncated as a draw", kind=int, minimum=1),
@@ -99,7 +101,7 @@ class TardisRun(Game):
     """TARDIS Run; see :mod:`tardis_envs.tardis_run_v0` for the documentation page."""
 
     spec = SPEC
-    kernels = Kernels.of(rules, batch, hidden, check)
+    kernels = Kernels.of(rules, batch, hidden, check, heuristic)
     game_over = (PHASE, PHASE_OVER)
 
     def _build(self) -> None:

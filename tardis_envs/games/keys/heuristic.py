@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
-from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
-from tardis_envs.games.keys.content import CENTRE, GRID, NUM_TILES, T_NUM_PLAYERS
-from tardis_envs.games.keys.rules import (
+from ...core.jit import njit, njit_alloc, njit_parallel, prange
+from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
+from .content import CENTRE, GRID, NUM_TILES, T_NUM_PLAYERS
+from .rules import (
     A_LEAVE,
     A_MOVE,
     A_STAY,

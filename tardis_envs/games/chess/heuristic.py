@@ -34,16 +34,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
-from tardis_envs.core.rng import hash_words
-from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED, copy_state
-from tardis_envs.games.chess.board import (
+from ...core.jit import njit, njit_alloc, njit_parallel, prange
+from ...core.rng import hash_words
+from ...core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED, copy_state
+from .board import (
     chess_move_legal_given,
     encode_move,
     gen_chess_moves,
     legality_context,
 )
-from tardis_envs.games.chess.layout import (
+from .layout import (
     A_DOCTOR,
     BOARD,
     DOCTOR,
@@ -68,12 +68,12 @@ from tardis_envs.games.chess.layout import (
     move_promotion,
     move_to,
 )
-from tardis_envs.games.chess.rules import (
+from .rules import (
     action_squares,
     legal_mask,
     step,
 )
-from tardis_envs.games.chess.tardis import (
+from .tardis import (
     doctor_move_legal,
 )
 

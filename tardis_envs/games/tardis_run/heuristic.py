@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
-from tardis_envs.core.state import CURRENT_PLAYER, STATUS, TERMINATED, copy_state
-from tardis_envs.games.tardis_run.content import T_TRACK_LENGTH
-from tardis_envs.games.tardis_run.rules import (
+from ...core.jit import njit, njit_alloc, njit_parallel, prange
+from ...core.state import CURRENT_PLAYER, STATUS, TERMINATED, copy_state
+from .content import T_TRACK_LENGTH
+from .rules import (
     BLACK_PADDLE_OWNER,
     DECLINE_EXTRA,
     NUM_ACTIONS,

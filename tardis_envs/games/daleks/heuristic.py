@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_alloc, njit_parallel, prange
-from tardis_envs.core.state import CURRENT_PLAYER
-from tardis_envs.games.daleks import layout as L
-from tardis_envs.games.daleks.abilities import ab, card_field, from_hand, holds, sonic_cost
-from tardis_envs.games.daleks.adventure import pool_limit
-from tardis_envs.games.daleks.common import (
+from ...core.jit import njit, njit_alloc, njit_parallel, njit_parallel_alloc, prange
+from ...core.rng import hash_words
+from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TRUNCATED
+from . import layout as L
+from .abilities import ab, card_field, from_hand, holds, sonic_cost
+from .adventure import pool_limit
+from .common import (
     daleks_fighting,
     daleks_in_play,
     daleks_on_earth,
@@ -48,7 +49,7 @@ from tardis_envs.games.daleks.common import (
     zone_open,
     zone_record,
 )
-from tardis_envs.games.daleks.content import (
+from .content import (
     AB_COLOUR,
     AB_COUNT,
     AB_EFFECT,
@@ -110,8 +111,8 @@ from tardis_envs.games.daleks.content import (
     Z_REWARD,
     ZONE_FIELDS,
 )
-from tardis_envs.games.daleks.odds import meet_probability
-from tardis_envs.games.daleks.rules import legal_mask
+from .odds import meet_probability
+from .rules import legal_mask, step
 
 W_SONIC = 0  # value of a Sonic Charge token
 W_CARD = 1  # value of a Timey-Wimey card
@@ -969,3 +970,42 @@ def choose(state, tables, weights):
 def choose_batch(states, tables, weights, out):
     for i in prange(states.shape[0]):
         out[i] = choose(states[i], tables, weights)
+
+
+# a team game's record in play_team_games: its outcome (TEAM_OUTCOMES' index, -1 when
+# truncated), rounds and decisions
+TEAM_OUTCOME, TEAM_ROUNDS, TEAM_DECISIONS = range(3)
+TEAM_OUTCOMES = L.WIN_NAMES  # 1: the Doctors win; 2.. how the Daleks win
+DOCTORS_WIN = L.WIN_DOCTORS
+
+
+@njit_parallel_alloc  # allocates a mask a game
+def play_team_games(states, tables, weights, random_play, key, out):
+    """Play every game of ``states`` to its end with every Doctor the heuristic (``weights``),
+    or uniformly random legal actions drawn from ``key`` (``random_play``); ``out[i]`` gets
+    the game's outcome, rounds and decisions (``TEAM_*``). The balance benchmark's kernel."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        mask = np.zeros(L.NUM_ACTIONS, dtype=np.int8)
+        decisions = 0
+        while s[STATUS] == RUNNING:
+            if random_play:
+                legal_mask(s, tables, mask)
+                count = 0
+                for a in range(L.NUM_ACTIONS):
+                    count += mask[a]
+                pick = np.int64(hash_words(key, i * 1_000_003 + decisions) % np.uint64(count))
+                action = -1
+                for a in range(L.NUM_ACTIONS):
+                    if mask[a]:
+                        if pick == 0:
+                            action = a
+                            break
+                        pick -= 1
+            else:
+                action = choose(s, tables, weights)
+            step(s, tables, action)
+            decisions += 1
+        out[i, TEAM_OUTCOME] = -1 if s[STATUS] == TRUNCATED else s[L.WINNER]
+        out[i, TEAM_ROUNDS] = s[L.ROUND] + 1
+        out[i, TEAM_DECISIONS] = decisions

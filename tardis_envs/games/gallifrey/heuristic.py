@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tardis_envs.core.jit import njit, njit_parallel, prange
-from tardis_envs.core.state import CURRENT_PLAYER
-from tardis_envs.games.gallifrey.content import C_ACQUIRED, C_NUM_ACQUIRED, DYNAMISM, FORESIGHT, MEMORY, STASIS, T_MODE, T_THREAT
-from tardis_envs.games.gallifrey.rules import (
+from ...core.jit import njit, njit_parallel, prange
+from ...core.state import CURRENT_PLAYER
+from .content import C_ACQUIRED, C_NUM_ACQUIRED, DYNAMISM, FORESIGHT, MEMORY, STASIS, T_MODE, T_THREAT
+from .rules import (
     CARD_DRAW,
     CARD_NONE,
     F_ACQUIRED_USED,
