@@ -40,6 +40,7 @@ GAME_PAGES = (
     "games/time_of_the_daleks_v2/",
 )
 SCREENSHOT_PAGE = "games/tardis_run_v0/"
+PAGE_SECONDS = 15  # the longest a page may take to show its heading and decode its pictures
 INSTALL_BROWSER = "install Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
 
 
@@ -130,8 +131,10 @@ def check_in_browser(site_dir: Path, pages: tuple[str, ...] = ("",) + GAME_PAGES
     Keeps ``screenshots/<env id>.png`` of the ``screenshot`` page in the build. Needs
     :func:`browser`."""
     from selenium import webdriver
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     found = browser()
     if found is None:
@@ -162,8 +165,16 @@ def check_in_browser(site_dir: Path, pages: tuple[str, ...] = ("",) + GAME_PAGES
         base = f"http://127.0.0.1:{server.server_address[1]}/"
         for page in pages:
             driver.get(base + page)
-            if not driver.find_elements(By.CSS_SELECTOR, "article h1"):
+            # a busy machine can finish rendering after the load event: wait (bounded) for the
+            # heading and for every picture to be decoded before judging the page
+            try:
+                WebDriverWait(driver, PAGE_SECONDS).until(lambda d: d.find_elements(By.CSS_SELECTOR, "article h1"))
+            except TimeoutException:
                 problems.append(f"/{page}: no page heading (the page did not load)")
+            try:
+                WebDriverWait(driver, PAGE_SECONDS).until(lambda d: not d.execute_script(_BROKEN_IMAGES))
+            except TimeoutException:
+                pass
             for image in driver.execute_script(_BROKEN_IMAGES):
                 problems.append(f"/{page}: picture {image} not loaded")
             if page == screenshot:
