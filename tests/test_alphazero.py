@@ -343,6 +343,13 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     best = run / "checkpoints" / "best.zip"
     assert main(["eval", "tardis_run_v0", "--agents", f"az:{best}:sims=2,random", "--games", "4", "--out", str(out)]) == 0
     assert "az" in capsys.readouterr().out
+    # the shipped form: the optimizer state dropped, the network and metadata kept
+    from agents.baselines import export
+
+    shipped = export(best, tmp_path / "shipped.zip")
+    with zipfile.ZipFile(shipped) as archive:
+        assert "az_optimizer.pt" not in archive.namelist() and "az_model.pt" in archive.namelist()
+    assert load_checkpoint(shipped)[1]["num_timesteps"] == load_checkpoint(best)[1]["num_timesteps"]
 
 
 def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
