@@ -58,7 +58,6 @@ Resampling
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import urllib.parse
 from typing import Any
@@ -72,15 +71,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 import tardis_envs
 
-from .core.chance import OPENING, Position
+from .core.chance import OPENING, Position, game_of
 from .core.state import RNG_COUNTER, RNG_KEY
 
 
-@functools.lru_cache(maxsize=64)
 def game_for(env_id: str, options: tuple):
     """The rules of ``env_id`` bound to ``options`` (sorted ``(key, value)`` pairs), built once
-    per variant: every state of one OpenSpiel game shares them."""
-    return tardis_envs.env_module(env_id).raw_env(**dict(options)).game
+    per variant (:func:`tardis_envs.core.chance.game_of`)."""
+    return game_of(tardis_envs.env_module(env_id).Game, options)
 
 
 _UTILITY = {"zero_sum": pyspiel.GameType.Utility.ZERO_SUM, "general_sum": pyspiel.GameType.Utility.GENERAL_SUM}

@@ -233,9 +233,10 @@ class Position:
 
 
 @functools.lru_cache(maxsize=64)
-def _game_of(game_class: type, options: tuple):
+def game_of(game_class: type, options: tuple):
     """The rules of ``game_class`` (a game's ``Game`` subclass) bound to ``options`` (sorted
-    ``(key, value)`` pairs), built once per variant for the positions unpickled from it."""
+    ``(key, value)`` pairs), built once per variant: unpickled positions and the OpenSpiel
+    adapter's states share it."""
     return game_class(**dict(options))
 
 
@@ -244,7 +245,7 @@ def _restore(game_class, options, state, base, move, forced, shape) -> Position:
     ``check_state``; a chance node rebuilt from its checked base state, its legal move and
     each forced outcome in turn (a pickle is data from outside: a wild word or outcome
     would make the kernels write outside the state)."""
-    game = _game_of(game_class, options)
+    game = game_of(game_class, options)
     env_id = game.spec.env_id
     if state is not None:
         return Position(game, game.check_state(state))

@@ -36,6 +36,7 @@ import numpy as np
 
 from ...core.jit import njit, njit_alloc, njit_parallel, njit_parallel_alloc, prange
 from ...core.rng import hash_words
+from ...core.sampling import count_legal, nth_legal
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TRUNCATED
 from . import layout as L
 from .abilities import ab, card_field, from_hand, holds, sonic_cost
@@ -991,17 +992,7 @@ def play_team_games(states, tables, weights, random_play, key, out):
         while s[STATUS] == RUNNING:
             if random_play:
                 legal_mask(s, tables, mask)
-                count = 0
-                for a in range(L.NUM_ACTIONS):
-                    count += mask[a]
-                pick = np.int64(hash_words(key, i * 1_000_003 + decisions) % np.uint64(count))
-                action = -1
-                for a in range(L.NUM_ACTIONS):
-                    if mask[a]:
-                        if pick == 0:
-                            action = a
-                            break
-                        pick -= 1
+                action = nth_legal(mask, np.int64(hash_words(key, i * 1_000_003 + decisions) % np.uint64(count_legal(mask))))
             else:
                 action = choose(s, tables, weights)
             step(s, tables, action)
