@@ -48,6 +48,11 @@ def build(site_dir: Path, config: Path = REPOSITORY / "mkdocs.yml") -> None:
     """Build the site into ``site_dir`` with ``mkdocs build --strict``; a ``RuntimeError``
     carrying MkDocs' warnings when it fails. (Not ``--quiet``: MkDocs then drops the
     warnings before strict mode counts them, and a broken link passes.)"""
+    # MkDocs empties the site folder before it builds: only an earlier build of a site (its
+    # sitemap.xml) or an empty or new folder may be used, never a folder of the user's
+    site_dir = Path(site_dir)
+    if site_dir.exists() and (not site_dir.is_dir() or (any(site_dir.iterdir()) and not (site_dir / "sitemap.xml").is_file())):
+        raise RuntimeError(f"{site_dir} holds something that is not a built site: give a new or empty folder (nothing was deleted)")
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site_dir)],
         capture_output=True,

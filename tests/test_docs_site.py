@@ -49,6 +49,15 @@ def test_a_broken_link_fails_the_strict_build(tmp_path):
         docs_site.build(tmp_path / "site", config=tmp_path / "mkdocs.yml")
 
 
+def test_a_folder_that_is_not_a_built_site_is_refused_and_kept(tmp_path):
+    own = tmp_path / "notes"
+    own.mkdir()
+    (own / "mine.txt").write_text("keep me")
+    with pytest.raises(RuntimeError, match="not a built site"):
+        docs_site.build(own)
+    assert (own / "mine.txt").read_text() == "keep me"
+
+
 def test_no_internal_link_of_the_build_is_broken(site, tmp_path):
     assert docs_site.broken_links(site) == []
     # the check itself finds one
