@@ -43,3 +43,19 @@ def test_this_process_caches_under_the_digest_of_its_sources():
     package = Path(jit.__file__).resolve().parents[2]
     roots = [package / name for name in jit.KERNEL_ROOTS if (package / name).is_dir()]
     assert Path(numba.config.CACHE_DIR).name == jit.sources_digest(roots)
+
+
+def test_every_cached_kernel_is_defined_under_the_digested_folders():
+    # a cached kernel outside KERNEL_ROOTS would keep stale code after an edit of its file
+    package = Path(jit.__file__).resolve().parents[2]
+    roots = [package / name for name in jit.KERNEL_ROOTS]
+    cached = ("cache=True", "njit_alloc", "njit_parallel", "njit_inline", "import njit", " njit,", "jit.njit")
+    outside = [
+        str(path.relative_to(package))
+        for top in ("tardis_envs", "agents", "benchmarks")
+        for path in sorted((package / top).rglob("*.py"))
+        if not any(root in path.parents for root in roots) and any(word in path.read_text() for word in cached)
+    ]
+    assert outside == []
+    # and the check sees one: every game's rules define cached kernels
+    assert all("import njit" in p.read_text() or "njit," in p.read_text() for p in (package / "tardis_envs/games").glob("*/rules.py"))

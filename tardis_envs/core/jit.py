@@ -34,8 +34,9 @@ setting. One rule keeps mixing the two safe: a kernel without the runtime must n
 took and free the array while it is in use); ``tests/test_jit.py`` checks every
 kernel's source for it.
 
-The cache lives in a folder named by a digest of every kernel source
-(``kernel_cache_dir``). Numba's own cache checks only the timestamp of the file
+The cache lives in a folder named by a digest of every kernel source, the
+``.py`` files of ``tardis_envs/core`` and ``tardis_envs/games`` where every cached
+kernel is defined (``kernel_cache_dir``). Numba's own cache checks only the timestamp of the file
 that defines a function, while a batch kernel has the rules of other files
 compiled into it: after an edit of ``rules.py`` (or a ``git pull``) the cached
 batch kernel kept the old rules, and with them the old observation size, and
@@ -55,7 +56,9 @@ import numba
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-KERNEL_ROOTS = ("tardis_envs",)  # the folder whose modules define kernels
+# the folders whose modules define cached kernels (tests/test_kernel_cache.py checks that no
+# other module does): an edit elsewhere (the command line, the docs) keeps the compiled kernels
+KERNEL_ROOTS = ("tardis_envs/core", "tardis_envs/games")
 
 
 def sources_digest(roots: list[Path]) -> str:
