@@ -11,7 +11,7 @@ it evaluates are redealt worlds, never the real hidden cards).
 Agent specs (``make_agent``)::
 
     az:<checkpoint.zip>           the checkpoint's network guiding 32 simulations a move
-    az:baseline                   the game's shipped network (agents/baselines/<env_id>.az.zip)
+    az:baseline                   the game's shipped network (agents/baselines/az/<env_id>.zip)
     az:baseline:sims=128          settings after colons: sims, c (PUCT constant), considered
     az:<checkpoint.zip>:net       the network alone: its most likely legal action, no search
 

@@ -17,33 +17,27 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from .games import FOLDERS as _FOLDERS
+from .games import packages as _game_packages
+
 __version__ = "0.1.0"
 
-# Registered games: env id -> module (all five rulebooks' games).
-_MODULES = {
-    "tardis_run_v0": "tardis_envs.tardis_run_v0",
-    "keys_to_the_tardis_v0": "tardis_envs.keys_to_the_tardis_v0",
-    "timelord_chess_v1": "tardis_envs.timelord_chess_v1",
-    "gallifrey_duel_v1": "tardis_envs.gallifrey_duel_v1",
-    "time_of_the_daleks_v2": "tardis_envs.time_of_the_daleks_v2",
-}
+# The registry, read from the game folders (tardis_envs.games.FOLDERS): env id -> its env page
+# module (tardis_envs/<env_id>.py), the earlier ids of each game with their successor and what
+# changed (PettingZoo's convention: an id names one version of the rules, observation and
+# actions), and the games whose seats act at the same moment (also a Parallel env).
+_MODULES = {game.ENV_ID: f"tardis_envs.{game.ENV_ID}" for game in _game_packages()}
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)
+RETIRED_ENV_IDS = {old: (game.ENV_ID, change) for game in _game_packages() for old, change in game.RETIRED_ENV_IDS.items()}
+_PARALLEL_ENV_IDS = tuple(game.ENV_ID for game in _game_packages() if game.SIMULTANEOUS)
+_SHORT_NAMES = {game.ENV_ID: folder for folder, game in zip(_FOLDERS, _game_packages())}
 
-# Earlier versions of registered games (PettingZoo's convention: an id names one version
-# of the rules, observation and actions): old id -> (its successor, what changed).
-RETIRED_ENV_IDS = {
-    "timelord_chess_v0": ("timelord_chess_v1", "the rulings on pawns out of the TARDIS on ranks 1/8"),
-    "gallifrey_duel_v0": ("gallifrey_duel_v1", "dramatic mode's scoring per the rulings"),
-    "time_of_the_daleks_v0": (
-        "time_of_the_daleks_v2",
-        "v1: the float rounding of three observation entries; v2: rule fixes; v0 checkpoints load on v2",
-    ),
-    "time_of_the_daleks_v1": (
-        "time_of_the_daleks_v2",
-        "rule fixes: The Stolen Earth places one Dalek, The Teller's Fail cost, Into the Dalek's tax on Earth, "
-        "who is asked never depends on hidden cards, a finished adventure is cleared; v1 checkpoints load on v2",
-    ),
-}
+
+def short_name(env_id: str) -> str:
+    """The game's short name: its folder under ``tardis_envs/games/`` and ``configs/``
+    (``short_name("keys_to_the_tardis_v0") == "keys"``); the env id names the version."""
+    check_env_id(env_id)
+    return _SHORT_NAMES[env_id]
 
 
 def check_env_id(env_id: str) -> None:
@@ -79,11 +73,6 @@ def make(env_id: str, config: str | Path | None = None, **kwargs: Any):
         options.update(data["options"])
     options.update(kwargs)
     return env_module(env_id).env(**options)
-
-
-# Games whose seats act at the same moment also offer PettingZoo's Parallel API
-# (``parallel_env``); listed here so that registering them imports no game.
-_PARALLEL_ENV_IDS = ("gallifrey_duel_v1",)
 
 
 def _retired(env_id: str):
@@ -123,4 +112,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'tardis_envs' has no attribute {name!r}")
 
 
-__all__ = ["ENV_IDS", "RETIRED_ENV_IDS", "check_env_id", "make", "env_module", "__version__", *ENV_IDS]
+__all__ = ["ENV_IDS", "RETIRED_ENV_IDS", "check_env_id", "make", "env_module", "short_name", "__version__", *ENV_IDS]

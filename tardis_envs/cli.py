@@ -1,6 +1,6 @@
 """The ``tardis-envs`` command line: ``list``, ``train``, ``eval``, ``play``, ``bench``, ``perft``.
 
-Each verb reads the game's YAML under ``configs/`` (``configs/<env_id>.yaml``
+Each verb reads the game's YAML under ``configs/`` (``configs/<game>/default.yaml``
 when run from the project root, or ``--config FILE``); flags override it.
 """
 
@@ -15,30 +15,31 @@ from typing import Any
 
 import numpy as np
 
-from . import ENV_IDS, __version__, check_env_id, env_module
+from . import ENV_IDS, __version__, check_env_id, env_module, short_name
 from .core.options import load_config
 from .core.rng import check_seed as seed_accepted
-from .outputs import check_writable, unused_path, write_with_fallback
+from .outputs import check_writable, write_with_fallback
 
-DEFAULT_EVAL = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
 # argparse prints the description as it is: plain text, none of the docstring's markup
 DESCRIPTION = "The tardis-envs command line: list the games, train and evaluate agents, play in the terminal, bench and perft."
 
 
 def default_config_path(env_id: str) -> Path | None:
-    """``configs/<env_id>.yaml`` of the working folder, else the copy shipped in the package."""
-    candidate = Path("configs") / f"{env_id}.yaml"
+    """``configs/<game>/default.yaml`` (``<game>``: :func:`tardis_envs.short_name`) of the
+    working folder, else the copy shipped in the package."""
+    relative = Path(short_name(env_id)) / "default.yaml"
+    candidate = Path("configs") / relative
     if candidate.exists():
         return candidate
     try:
         from importlib.resources import files
 
-        shipped = files("tardis_envs.configs") / f"{env_id}.yaml"
+        shipped = files("tardis_envs.configs").joinpath(*relative.parts)
         if shipped.is_file():
             return Path(str(shipped))
     except (ModuleNotFoundError, FileNotFoundError):  # a source tree without the mapping
         pass
-    source = Path(__file__).resolve().parents[1] / "configs" / f"{env_id}.yaml"
+    source = Path(__file__).resolve().parents[1] / "configs" / relative
     return source if source.exists() else None
 
 
@@ -72,199 +73,38 @@ def check_seed(seed: int | None) -> None:
         raise ValueError(f"--seed must be an integer >= 0, got {seed}") from None
 
 
-EVAL_FILES = ("results.json", "results.md", "match.csv", "team.csv", "matrix.csv", "ratings.csv", "heatmap.png")
-"""The files ``eval`` writes in its output folder (``--overwrite`` replaces these, nothing else)."""
-
-PROGRESS_SECONDS = 10.0  # a long eval prints its progress at most this often
-
-
-def _check_output_paths(args: argparse.Namespace) -> Path:
-    """Refuse unusable --json / --out paths before any game is played (results are never lost
-    to a bad path after a long run); returns the folder this eval saves its results in: ``--out``,
-    else a new timestamped folder ``runs/eval/<env_id>/<YYYYmmdd-HHMMSS>``."""
-    import time
-
-    if args.json:
-        check_writable(args.json, "--json")
-        if Path(args.json).exists() and not args.overwrite:
-            raise ValueError(f"--json {args.json!r} already exists; use --overwrite to replace it, or another file name")
-    if args.out:
-        out = check_writable(args.out, "--out", kind="folder")
-        ours = [p for p in out.iterdir() if p.name in EVAL_FILES] if out.is_dir() else []
-        if ours and not args.overwrite:
-            raise ValueError(
-                f"--out {args.out!r} already holds results ({ours[0].name}); use --overwrite to replace them, or another folder"
-            )
-        return out
-    out = unused_path(Path("runs") / "eval" / args.env_id / time.strftime("%Y%m%d-%H%M%S"))
-    return check_writable(out, "--out (default runs/eval/<env_id>/<time>)", kind="folder")
-
-
-def _save_eval(args: argparse.Namespace, out: Path, payload: dict, texts: dict[str, str]) -> None:
-    """Write ``texts`` (file name -> contents) and ``results.json`` in ``out``, and the JSON to
-    ``--json``; a file that cannot be written goes to the working directory (write_with_fallback)."""
-    if args.overwrite:
-        for name in EVAL_FILES:  # results of an earlier eval here that this one would not replace
-            if name not in texts and name != "results.json" and (out / name).is_file():
-                (out / name).unlink()
-    data = json.dumps(_json_safe(payload), indent=2, allow_nan=False)
-    saved = [write_with_fallback(out / name, lambda p, text=text: p.write_text(text)) for name, text in texts.items()]
-    saved.append(write_with_fallback(out / "results.json", lambda p: p.write_text(data)))
-    if args.json:
-        saved.append(write_with_fallback(Path(args.json), lambda p: p.write_text(data)))
-    print("saved: " + ", ".join(str(p) for p in saved), flush=True)
-
-
-def _distinct(names: list[str]) -> list[str]:
-    """The agents' names, a repeated one numbered (``random``, ``random#2``): one record each."""
-    used: set[str] = set()
-    distinct = []
-    for name in names:
-        base, k, candidate = name.split("#")[0], 1, name
-        while candidate in used:
-            k += 1
-            candidate = f"{base}#{k}"
-        used.add(candidate)
-        distinct.append(candidate)
-    return distinct
-
-
-def _json_safe(value: Any) -> Any:
-    """``value`` with NaN (the win rate of no games, after an early Ctrl-C) as null: strict JSON."""
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-def _progress(what: str):
-    """A progress callback for ``play_match``: games done, rate and time left, at most every
-    PROGRESS_SECONDS (and at the end)."""
-    import time
-
-    started = time.perf_counter()
-    shown = [started]
-
-    def progress(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done < total and now - shown[0] < PROGRESS_SECONDS:
-            return
-        shown[0] = now
-        rate = done / max(now - started, 1e-9)
-        left = f", about {(total - done) / rate / 60:.1f} min left" if done < total else ""
-        print(f"  ... {what}{done:,}/{total:,} games ({rate:,.0f} games/s{left})", flush=True)
-
-    return progress
-
-
-def _agent_label(name: str) -> str:
-    """``ppo:runs/x/checkpoints/best.zip`` -> ``ppo:x/best`` (and the same for ``rllib:`` folders)."""
-    kind, _, where = name.partition(":")
-    if kind not in ("ppo", "rllib") or name == "ppo:baseline" or not where:
-        return name
-    path = Path(where.rstrip("/"))
-    return f"{kind}:{path.parent.parent.name}/{path.stem}"
-
-
-def _note_other_rules(game: Any, agents: list, names: list[str]) -> None:
-    """A learned agent playing under other rule options than it was trained on (a 2-player
-    Keys baseline at a 3-4 player table) plays all the same: say so."""
-    from agents.checkpoint import option_differences
-
-    for agent, name in zip(agents, names):
-        meta = getattr(agent, "meta", None)
-        if meta is None:
-            continue
-        differing = option_differences(meta.get("options") or {}, game.options, rules_only=True, spec=game.spec)
-        if differing:
-            print(f"note: {name} was trained under other rule options ({differing}); it plays this game all the same", flush=True)
-
-
-def _records_by_seat(result: Any, agent: int) -> dict:
-    return {seat: result.record(agent, s) for s, seat in enumerate(result.seat_names)}
+def _say(text: str) -> None:
+    print(text, flush=True)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from agents import make_agent
-    from agents.tournament import MatchInterrupted, format_table, play_match
+    from agents.evaluation import DEFAULT_SETTINGS, check_output, evaluate
 
     from .bench import aec_steps_per_second, batched_steps_per_second
 
     check_env_id(args.env_id)
     check_seed(args.seed)
-    out = _check_output_paths(args)
+    out = check_output(args.out, args.json, args.overwrite, args.env_id, names=("--out", "--json", "--overwrite"))
     config = _config(args.env_id, args.config)
-    settings = {**DEFAULT_EVAL, **(config.get("eval") or {})}
-    unknown = sorted(set(settings) - set(DEFAULT_EVAL))
+    settings = {**DEFAULT_SETTINGS, **(config.get("eval") or {})}
+    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
     if unknown:
-        raise ValueError(f"eval settings: unknown key {unknown[0]!r}; allowed: {', '.join(DEFAULT_EVAL)}")
+        raise ValueError(f"eval settings: unknown key {unknown[0]!r}; allowed: {', '.join(DEFAULT_SETTINGS)}")
     names = [n.strip() for n in args.agents.split(",")] if args.agents else list(settings["agents"])
     games = args.games if args.games is not None else int(settings["games"])
     seed = args.seed if args.seed is not None else int(settings["seed"])
     check_seed(seed)
-    if games < 2:
-        raise ValueError(f"--games must be at least 2, got {games}")
     options = dict(config["options"])
     if args.num_players is not None:
         options["num_players"] = args.num_players
-    game = env_module(args.env_id).Game(**options)
-    players = game.num_players
-    if game.spec.cooperative:
-        return _team_eval(args, out, names, games, seed, options, game)
-    if args.partner is not None:
-        raise ValueError(
-            f"--partner names the team-mates of a cooperative game; {args.env_id} is competitive: name every agent in --agents"
-        )
-    if len(names) < 2:
-        raise ValueError(
-            f"eval of {args.env_id} needs at least 2 agents (comma-separated --agents, e.g. heuristic,random); got {len(names)}: {names}"
-        )
-    if len(names) > 2:
-        return _round_robin(args, out, names, games, seed, options, game)
-    if players > 2:
-        # one seat for the first agent, the others for copies of the second
-        names = [names[0]] + [f"{names[1]}#{k}" if k > 1 else names[1] for k in range(1, players)]
-    names = _distinct(names)  # random,random: two agents with a record each
-    if games % players:
-        raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
-    agents = [make_agent(name.split("#")[0], game, seed=seed + k) for k, name in enumerate(names)]
-    labels = [_agent_label(name) for name in names]
-    share = f"; a fair share is {100 / players:.1f}%" if players > 2 else ""
-    print(f"{args.env_id}: {' vs '.join(labels)}, {players} players, {games:,} games, seats rotated evenly, seed {seed}{share}", flush=True)
-    _note_other_rules(game, agents, names)
-    try:
-        result = play_match(args.env_id, agents, labels, games, seed=seed, options=options, progress=_progress(""))
-    except MatchInterrupted as stop:
-        result = stop.result
-    table = format_table(result)
-    print(table)
-    rows = ["agent,seat,games,wins,draws,losses,win_rate,ci_low,ci_high"]
-    for k, label in enumerate(labels):
-        for seat, rec in [("all", result.record(k)), *_records_by_seat(result, k).items()]:
-            rows.append(
-                f"{label},{seat},{rec['games']},{rec['wins']},{rec['draws']},{rec['losses']},"
-                f"{rec['win_rate']:.4f},{rec['ci_low']:.4f},{rec['ci_high']:.4f}"
-            )
-    payload = {
-        "kind": "match",
-        "env_id": args.env_id,
-        "agents": names,
-        "games": games,
-        "games_played": result.num_games,
-        "partial": result.partial,
-        "seed": seed,
-        "options": options,
-        "records": {n: result.record(k) for k, n in enumerate(names)},
-        "records_by_seat": {n: _records_by_seat(result, k) for k, n in enumerate(names)},
-    }
-    _save_eval(args, out, payload, {"match.csv": "\n".join(rows) + "\n", "results.md": "```\n" + table + "\n```\n"})
-    if result.partial:
-        print(f"interrupted: the {result.num_games:,} finished games are saved, marked partial", file=sys.stderr)
+    evaluation = evaluate(args.env_id, names, games, seed=seed, options=options, partner=args.partner, progress=_say)
+    print(evaluation.table)
+    saved = evaluation.save(out, args.json, overwrite=True)  # the folder was checked before the games
+    print("saved: " + ", ".join(str(p) for p in saved), flush=True)
+    if evaluation.partial:
+        print("interrupted: the finished games are saved, marked partial", file=sys.stderr)
         return 130
-    if not args.no_throughput:
+    if evaluation.kind == "match" and not args.no_throughput:
         aec = aec_steps_per_second(args.env_id, seconds=1.5, **options)
         batched = batched_steps_per_second(args.env_id, num_envs=1024, seconds=1.5, **options)
         print(
@@ -275,118 +115,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _team_eval(args, out, names, games, seed, options, game) -> int:
-    """A cooperative game: each agent's team win rate with the partner agent in the other seats."""
-    from agents import make_agent
-    from agents.tournament import MatchInterrupted, format_team_table, team_match
-
-    players = game.num_players
-    partner_name = args.partner or "heuristic"
-    if games % players:
-        raise ValueError(f"--games must be a multiple of {players} (seats are rotated evenly), got {games}")
-    partner = make_agent(partner_name, game, seed=seed + 99)
-    labels = {name: _agent_label(name) for name in names}
-    print(
-        f"{args.env_id}: team win rate of {', '.join(labels.values())} in one seat, {partner_name} in the other "
-        f"{players - 1} seat(s); {games:,} games each, {players} players, seats rotated evenly, seed {seed}",
-        flush=True,
-    )
-    results = {}
-    partial = False
-    for k, name in enumerate(names):
-        agent = make_agent(name, game, seed=seed + k)
-        _note_other_rules(game, [agent], [name])
-        try:
-            results[name] = team_match(
-                args.env_id,
-                agent,
-                partner,
-                (labels[name], partner_name),
-                games,
-                seed=seed,
-                options=options,
-                progress=_progress(f"{labels[name]}: "),
-            )
-        except MatchInterrupted as stop:
-            results[name], partial = stop.result, True
-        rec = results[name].team_record(0)
-        print(f"  {labels[name]}: {rec['wins']}/{rec['games']} team wins", flush=True)
-        if partial:
-            break
-    table = format_team_table({labels[n]: r for n, r in results.items()}, partner_name)
-    print(table)
-    records = {n: r.team_record(0) for n, r in results.items()}
-    rows = ["agent,partner,games,team_wins,truncated,losses,win_rate,ci_low,ci_high"]
-    rows += [
-        f"{labels[n]},{partner_name},{r['games']},{r['wins']},{r['draws']},{r['losses']},{r['win_rate']:.4f},{r['ci_low']:.4f},{r['ci_high']:.4f}"
-        for n, r in records.items()
-    ]
-    payload = {
-        "kind": "team",
-        "env_id": args.env_id,
-        "agents": names,
-        "partner": partner_name,
-        "games": games,
-        "partial": partial,
-        "seed": seed,
-        "options": options,
-        "team_records": records,
-    }
-    note = "PARTIAL: interrupted; agents after the last row were not played\n\n" if partial else ""
-    _save_eval(args, out, payload, {"team.csv": "\n".join(rows) + "\n", "results.md": note + "```\n" + table + "\n```\n"})
-    if partial:
-        print("interrupted: the finished games are saved, marked partial", file=sys.stderr)
-        return 130
-    return 0
-
-
-def _round_robin(args, out, names, games, seed, options, game) -> int:
-    from agents import make_agent
-    from agents.tournament import MatchInterrupted, format_round_robin, round_robin, save_round_robin
-
-    if len(set(names)) != len(names):
-        raise ValueError(f"--agents must differ in a round robin: {names}")
-    agents = [make_agent(name, game, seed=seed + k) for k, name in enumerate(names)]
-    labels = [_agent_label(name) for name in names]
-    if len(set(labels)) != len(labels):
-        labels = names
-    pairs = len(names) * (len(names) - 1) // 2
-    print(
-        f"{args.env_id}: round robin of {', '.join(labels)}; {games:,} games per pair ({pairs} pairs), "
-        f"{game.num_players} players, seats rotated evenly, seed {seed}",
-        flush=True,
-    )
-    _note_other_rules(game, agents, names)
-    try:
-        rr = round_robin(args.env_id, agents, labels, games, seed=seed, options=options, progress=lambda t: print("  " + t, flush=True))
-    except MatchInterrupted as stop:
-        rr = stop.result
-    print(format_round_robin(rr))
-    files = save_round_robin(rr, out)
-    payload = {
-        "kind": "round_robin",
-        "env_id": args.env_id,
-        "agents": names,
-        "labels": labels,
-        "games_per_pair": games,
-        "partial": rr.partial,
-        "seed": seed,
-        "options": options,
-        "pairs": [{"agent": labels[i], "opponent": labels[j], **rec} for (i, j), rec in sorted(rr.matches.items())],
-        "ratings": {label: float(r) for label, r in zip(labels, rr.ratings)},
-    }
-    _save_eval(args, out, payload, {})
-    print("saved: " + ", ".join(str(f) for f in files))
-    if rr.partial:
-        print("interrupted: the finished pairs are saved, marked partial", file=sys.stderr)
-        return 130
-    return 0
-
-
 def cmd_train(args: argparse.Namespace) -> int:
     from agents.checkpoint import CheckpointError
     from agents.training.config import TrainConfig
-    from agents.training.train import Trainer, clear_run, is_run_folder
+    from agents.training.train import Trainer, default_run_dir
 
     check_env_id(args.env_id)
     check_seed(args.seed)
@@ -433,9 +165,6 @@ def cmd_train(args: argparse.Namespace) -> int:
             if lower != upper
             else f"{source} must be at least {players}"
         )
-    if args.resume and args.overwrite:
-        raise ValueError("--resume and --overwrite contradict each other: --resume continues the run, --overwrite deletes it")
-    run_dir = check_writable(args.run_dir or f"runs/{args.env_id}", "--run-dir", kind="folder")
     rllib = args.backend == "rllib"
     if az and (args.num_envs_per_env_runner != 1 or args.num_learners != 0):
         raise ValueError(
@@ -447,36 +176,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise ValueError(f"--num-env-runners must be at least 1 with --algo az, got {args.num_env_runners}")
     if not rllib and not az and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
         raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib (or --algo az)")
-    last_zip = run_dir / "checkpoints" / "last.zip"
-    if args.resume and last_zip.is_file():
-        from agents.checkpoint import read_meta
-
-        trained = "az" if read_meta(last_zip).get("algo") == "az" else "ppo"
-        if trained != args.algo:
-            raise ValueError(f"--resume: the run in {str(run_dir)!r} was trained with --algo {trained}; resume it with that algo")
-    own = run_dir / "checkpoints" / ("last" if rllib else "last.zip")
-    foreign = run_dir / "checkpoints" / ("last.zip" if rllib else "last")
-    is_run = is_run_folder(run_dir)
-    if args.resume and not own.exists() and foreign.exists():
-        other = "sb3" if rllib else "rllib"
-        raise ValueError(f"--resume: the run in {str(run_dir)!r} was trained with --backend {other}; resume it with that backend")
-    if not args.resume and run_dir.is_dir() and any(run_dir.iterdir()) and not is_run:
-        # never train into (nor, with --overwrite, delete) a folder that is not a run's
-        raise ValueError(
-            f"--run-dir {str(run_dir)!r} holds files but no training run (no config.yaml of tardis-envs train); give a new or empty folder"
-        )
-    if not args.resume and is_run and not args.overwrite:
-        raise ValueError(f"--run-dir {str(run_dir)!r} already holds a run; use --resume to continue it or --overwrite to start over")
-    if args.overwrite and is_run:
-        kept = clear_run(run_dir)  # only the files the run wrote
-        if kept:
-            print(f"--overwrite: removed the old run's files; kept what the run did not write: {', '.join(p.name for p in kept)}")
-    print(
-        f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} {'self-play decisions' if az else 'learner steps'}"
-        + (f", at most {config.max_minutes:g} min" if config.max_minutes else "")
-        + ")",
-        flush=True,
-    )
+    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.env_id)
     try:
         if rllib:
             try:
@@ -487,6 +187,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                 config,
                 run_dir,
                 resume=args.resume,
+                overwrite=args.overwrite,
                 progress=not args.no_progress,
                 address=args.address,
                 num_env_runners=args.num_env_runners,
@@ -497,10 +198,24 @@ def cmd_train(args: argparse.Namespace) -> int:
             from agents.training.az_train import AZTrainer
 
             trainer = AZTrainer(
-                config, run_dir, resume=args.resume, progress=not args.no_progress, address=args.address, workers=args.num_env_runners
+                config,
+                run_dir,
+                resume=args.resume,
+                overwrite=args.overwrite,
+                progress=not args.no_progress,
+                address=args.address,
+                workers=args.num_env_runners,
             )
         else:
-            trainer = Trainer(config, run_dir, resume=args.resume, progress=not args.no_progress)
+            trainer = Trainer(config, run_dir, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress)
+        if trainer.kept:
+            print(f"--overwrite: removed the old run's files; kept what the run did not write: {', '.join(p.name for p in trainer.kept)}")
+        print(
+            f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} {'self-play decisions' if az else 'learner steps'}"
+            + (f", at most {config.max_minutes:g} min" if config.max_minutes else "")
+            + ")",
+            flush=True,
+        )
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None
@@ -526,20 +241,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"checkpoints: {run_dir / 'checkpoints'} ({names}); report: {run_dir / 'summary.md'}, {run_dir / 'winrate.png'}")
     return 0
 
-
-# Rough seconds the first ``play`` of a game takes to compile its kernels and the heuristic's
-# on 2 quiet cores, by game (the env id without its _vN): bench's cold-compile figure of the
-# game's kernels (docs/results/bench.json) plus the heuristic's, rounded up. Timed to the
-# first prompt with an empty NUMBA_CACHE_DIR on 2 cores shared by other work (load ~10):
-# tardis_run 12 s, gallifrey_duel 62 s, keys_to_the_tardis 111 s, timelord_chess 331 s.
-# Every later run loads the kernels from the cache in about a second.
-PLAY_FIRST_RUN_SECONDS = {
-    "tardis_run": 15,
-    "keys_to_the_tardis": 40,
-    "timelord_chess": 60,
-    "gallifrey_duel": 25,
-    "time_of_the_daleks": 90,
-}
 
 PLAY_COMMANDS = "type the number on the left of an action (or its words); '?' or 'help' explains the actions; 'q' quits"
 
@@ -568,7 +269,7 @@ def _say_if_compiling(env_id: str) -> None:
     from .core.jit import kernels_cached
 
     if not kernels_cached(sys.modules[env_module(env_id).Game.__module__].__file__):
-        seconds = PLAY_FIRST_RUN_SECONDS.get(env_id.rpartition("_v")[0])
+        seconds = env_module(env_id).SPEC.first_run_seconds
         about = f" (about {seconds} s on 2 cores)" if seconds else ""
         print(f"compiling {env_id}'s kernels, first run only{about}; later runs start in a second ...", file=sys.stderr, flush=True)
 
@@ -809,7 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, help="seed of the first game, an integer >= 0; game g uses seed + g (default from the config, else 0)"
     )
-    p.add_argument("--config", help="YAML config: rule options and an eval: section (default configs/<env_id>.yaml if present)")
+    p.add_argument("--config", help="YAML config: rule options and an eval: section (default configs/<game>/default.yaml if present)")
     p.add_argument("--num-players", type=int, help="override the num_players rule option (games for 2-4 players; default from the config)")
     p.add_argument("--json", help="also write results.json to this file (every kind of eval; default: only in the output folder)")
     p.add_argument("--no-throughput", action="store_true", help="skip the throughput line after a two-agent match")
@@ -835,7 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
         "config (az: with --algo az; agents/training/config.py and az_train.py document every key), then these flags.",
     )
     p.add_argument("env_id", help="the game, e.g. tardis_run_v0 (tardis-envs list shows them all)")
-    p.add_argument("--config", help="YAML config with a train: (or az:) section (default configs/<env_id>.yaml)")
+    p.add_argument("--config", help="YAML config with a train: (or az:) section (default configs/<game>/default.yaml)")
     p.add_argument(
         "--run-dir",
         help="run folder: a new or empty folder, or a run's folder with --resume / --overwrite (default runs/<env_id>)",
@@ -915,7 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=1, help="your seat, 0 moves first (default 1)")
     p.add_argument("--num-players", type=int, help="players at the table, for games of 1-4 or 2-4 players (default from the config)")
     p.add_argument("--seed", type=int, default=None, help="seed of the game's dice and shuffles (default: a new game each run)")
-    p.add_argument("--config", help="YAML config with the game's rule options (default configs/<env_id>.yaml if present)")
+    p.add_argument("--config", help="YAML config with the game's rule options (default configs/<game>/default.yaml if present)")
     p.set_defaults(func=cmd_play)
 
     p = verbs.add_parser(

@@ -2,7 +2,7 @@
 
 ``python -m tardis_envs.docs --write`` writes, for every registered game,
 ``docs/games/<env_id>.md`` (the module docstring, which is the game's documentation
-page: rules, rulings, observation, actions, rewards, version history) with a picture of a
+page: rules, rulings, observation, actions, rewards, versions) with a picture of a
 mid-game position (``docs/games/img/<env_id>.png``, ``render_mode="rgb_array"``) and an
 animated GIF of a short game (``docs/games/img/<env_id>.gif``), both from fixed seeds and
 heuristic play. ``tests/test_docs.py`` fails when a page no longer matches its docstring.

@@ -31,15 +31,11 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from . import ENV_IDS
+
 REPOSITORY = Path(__file__).resolve().parents[1]
-GAME_PAGES = (
-    "games/tardis_run_v0/",
-    "games/keys_to_the_tardis_v0/",
-    "games/timelord_chess_v1/",
-    "games/gallifrey_duel_v1/",
-    "games/time_of_the_daleks_v2/",
-)
-SCREENSHOT_PAGE = "games/tardis_run_v0/"
+GAME_PAGES = tuple(f"games/{env_id}/" for env_id in ENV_IDS)
+SCREENSHOT_PAGE = GAME_PAGES[0]
 PAGE_SECONDS = 15  # the longest a page may take to show its heading and decode its pictures
 INSTALL_BROWSER = "install Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
 

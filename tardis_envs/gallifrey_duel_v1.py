@@ -129,15 +129,10 @@ index      meaning
 301-302    last exchange won by me, by the opponent
 =========  ====================================================================
 
-Version history
----------------
-* v1: dramatic mode per the rulings: the higher total wins even when the
-  loser's attack fells the winner too (v0 scored that a draw), injuries both
-  ways use the attacking Aspect against the defending Aspect (v0 used the
-  totals for the winner's blow), and equal totals without an Edge are a draw
-  (v0 fought another exchange). Contest and climactic play as in v0; the
-  observation and actions are unchanged. ``gallifrey_duel_v1.parallel_env()``.
-* v0: first release.
+Versions
+--------
+This page describes ``gallifrey_duel_v1``. What each version of the game changed is in the
+changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
 """
 
 from __future__ import annotations

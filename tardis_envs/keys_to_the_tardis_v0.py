@@ -113,9 +113,10 @@ north west"``, ``"move north"``, ``"enter c1"``, ``"stay"``.
 <tardis_envs.games.keys.game.KeysToTheTardis.describe>`; scripted positions:
 ``env.unwrapped.game.position(...)``.
 
-Version history
----------------
-* v0: first release.
+Versions
+--------
+This page describes ``keys_to_the_tardis_v0``. What each version of the game changed is in the
+changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
 """
 
 from __future__ import annotations

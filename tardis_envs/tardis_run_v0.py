@@ -85,9 +85,10 @@ piece has escaped; in the extra-move phase exactly 9 and 10.
 <tardis_envs.games.tardis_run.game.TardisRun.describe>`.
 ``position(...)`` on ``env.unwrapped.game`` builds scripted positions.
 
-Version history
----------------
-* v0: first release.
+Versions
+--------
+This page describes ``tardis_run_v0``. What each version of the game changed is in the
+changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
 """
 
 from __future__ import annotations

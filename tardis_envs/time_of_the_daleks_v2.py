@@ -213,30 +213,10 @@ next seats in turn order)
 2771-2962   ability rows used this turn
 ==========  ================================================================
 
-Version history
----------------
-* v0: first release.
-* v1 (2026-11-25): the three deck entries (cards, Locations, Dilemmas left / deck
-  size) are rounded once (count / size) instead of summed a card at a time in
-  float32, so that the compact observation (``obs_dtype``) carries them exactly.
-  The encoding is the same and a value moves at most 7 float32 units in the last
-  place (4e-7); rules, actions and everything else are unchanged, so checkpoints
-  trained on v0 load on v1 (``SPEC.loads_checkpoints_of``) and v0's results
-  (balance, search, the 15-minute training run) hold for v1.
-  ``tardis_envs.make("time_of_the_daleks_v0")`` says where it went.
-* v2 (2026-11-27): rule fixes. The Stolen Earth places one Dalek marker on Earth, not
-  one per Doctor (each instant anomaly effect says whether it acts once or for each
-  Doctor); Into the Dalek's tax no longer blocks moving between Earth's zones; The
-  Teller's Fail cost also moves the Dalek Ship forward two spaces; which seat decides
-  next never depends on hidden cards (a Doctor holding a card is offered every Any
-  Adventure window and may pass; a single-option decision is skipped only when no
-  hidden deal could give it more); a finished adventure's zone, Challenge, help, dice
-  and odds are cleared at its Finish instead of lingering in the observation and in
-  ``describe()`` until the next adventure. The observation and action encodings are
-  unchanged, so v0 and v1 checkpoints load on v2 (``SPEC.loads_checkpoints_of``);
-  results measured on v1 do not carry over (the balance table and the baseline's
-  result are re-measured on v2). ``tardis_envs.make("time_of_the_daleks_v1")`` says
-  where it went.
+Versions
+--------
+This page describes ``time_of_the_daleks_v2``. What each version of the game changed is in the
+changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
 """
 
 from __future__ import annotations

@@ -200,21 +200,10 @@ another on a line (x-rays) are not counted, nor is Dr. Who, whom either
 player may move to capture. Tested against the ``chess`` library's
 attackers in classic positions.
 
-Version history
----------------
-* v1, 2026-11-25: the observation options ``history_planes`` and
-  ``threat_planes`` (opt-in). The default observation is unchanged bit for bit,
-  and so are the rules and actions, so the env id stays v1 and earlier v1
-  checkpoints still load; a checkpoint records the options it saw.
-* v1: the rulings on rulebook item 5 (a pawn out of the TARDIS on ranks
-  1/8: three-square advance with en passant on both passed squares; carried
-  or evicted onto the last rank it becomes a queen; eviction onto ranks 1/8
-  allowed) and a time travel starts the five-ply cool-down. The state gains
-  ``EP_SQUARE_FAR`` and ``LAST_AUTO_PROMOTION`` (v0 states are refused);
-  actions and observation planes are unchanged. Classic mode is identical.
-* v0: first release (a pawn in the TARDIS on its first rank had a one-step
-  exit, one carried to its last rank was stuck, an evicted pawn never went to
-  ranks 1/8; a time travel started no cool-down).
+Versions
+--------
+This page describes ``timelord_chess_v1``. What each version of the game changed is in the
+changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ def test_cli_errors_are_clear():
         text=True,
         timeout=120,
     )
-    assert out.returncode == 2 and "--games must be a multiple of 2" in out.stderr
+    assert out.returncode == 2 and "games must be a multiple of 2" in out.stderr
     out = subprocess.run([sys.executable, "-m", "tardis_envs.cli", "list"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "tardis_run_v0" in out.stdout
 

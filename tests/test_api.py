@@ -5,6 +5,7 @@ import importlib
 import json
 import pickle
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,6 +37,21 @@ def test_retired_env_id_names_its_successor(retired):
         tardis_envs.make(retired)
     with pytest.raises(AttributeError, match=f"make '{successor}' instead"):
         getattr(tardis_envs, retired)
+
+
+def test_the_registry_is_read_from_the_game_folders():
+    from tardis_envs import games
+
+    pages = sorted(p.stem for p in Path(tardis_envs.__file__).parent.glob("*_v[0-9]*.py"))
+    assert pages == sorted(tardis_envs.ENV_IDS), "every env page belongs to a registered game folder and back"
+    for folder, package in zip(games.FOLDERS, games.packages()):
+        module = tardis_envs.env_module(package.ENV_ID)
+        assert module.Game.__module__ == f"tardis_envs.games.{folder}.game"
+        assert module.SPEC.env_id == package.ENV_ID and module.SPEC.simultaneous == package.SIMULTANEOUS
+        for retired in package.RETIRED_ENV_IDS:
+            assert (
+                retired.rpartition("_v")[0] == package.ENV_ID.rpartition("_v")[0] and int(retired.rpartition("_v")[2]) < module.SPEC.version
+            )
 
 
 def test_spec_version_is_the_id_suffix(env_id):

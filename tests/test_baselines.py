@@ -1,5 +1,5 @@
 """The shipped learned baselines (``ppo:baseline``), their export, and a tiny run of every
-baseline recipe in configs/baselines/ (the behaviour-cloning warm start included where the recipe has one)."""
+baseline recipe in configs/<game>/baseline.yaml (the behaviour-cloning warm start included where the recipe has one)."""
 
 import json
 import subprocess
@@ -19,7 +19,7 @@ from agents.checkpoint import CheckpointError, read_meta
 from agents.training.config import TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
-RECIPES = sorted((ROOT / "configs" / "baselines").glob("*.yaml"))
+RECIPES = sorted((ROOT / "configs").glob("*/baseline.yaml"))
 
 
 def player_counts(env_id):
@@ -29,7 +29,8 @@ def player_counts(env_id):
 
 def test_every_registered_game_ships_a_baseline_and_a_recipe():
     assert available() == sorted(tardis_envs.ENV_IDS)
-    assert sorted(p.stem for p in RECIPES) == sorted(tardis_envs.ENV_IDS)
+    assert sorted(yaml.safe_load(p.read_text())["env_id"] for p in RECIPES) == sorted(tardis_envs.ENV_IDS)
+    assert all(p.parent.name == tardis_envs.short_name(yaml.safe_load(p.read_text())["env_id"]) for p in RECIPES)
     for env_id in available():
         size = baseline_path(env_id).stat().st_size
         assert size < 8e6, f"{env_id}: the shipped baseline is {size / 1e6:.1f} MB"
@@ -43,7 +44,7 @@ def test_shipped_baseline_loads_and_plays_legally_at_every_player_count(env_id):
     assert meta["num_timesteps"] >= 0
     assert meta["warm_start"] is None or meta["warm_start"]["decisions"] > 0
     # the recipe it came from is the one shipped beside it
-    recipe = yaml.safe_load((ROOT / "configs" / "baselines" / f"{env_id}.yaml").read_text())
+    recipe = yaml.safe_load((ROOT / "configs" / tardis_envs.short_name(env_id) / "baseline.yaml").read_text())
     assert meta["config"]["net_arch"] == recipe["train"]["net_arch"]
     for players in player_counts(env_id):
         options = {**meta["options"], "num_players": players} if "num_players" in meta["options"] else dict(meta["options"])
@@ -140,12 +141,23 @@ def tiny_recipe(recipe: Path, folder: Path) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("recipe", RECIPES, ids=[p.stem for p in RECIPES])
+@pytest.mark.parametrize("recipe", RECIPES, ids=[p.parent.name for p in RECIPES])
 def test_tiny_run_of_each_baseline_recipe(recipe, tmp_path):
     config = tiny_recipe(recipe, tmp_path)
     run = tmp_path / "run"
     out = subprocess.run(
-        [sys.executable, "-m", "tardis_envs.cli", "train", recipe.stem, "--config", str(config), "--run-dir", str(run), "--no-progress"],
+        [
+            sys.executable,
+            "-m",
+            "tardis_envs.cli",
+            "train",
+            yaml.safe_load(recipe.read_text())["env_id"],
+            "--config",
+            str(config),
+            "--run-dir",
+            str(run),
+            "--no-progress",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

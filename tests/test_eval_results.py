@@ -10,10 +10,11 @@ import pytest
 
 import tardis_envs
 from agents import make_agent, tournament
+from agents.evaluation import agent_label, distinct_names, json_safe
 from agents.random_agent import RandomAgent
 from agents.stats import wilson_interval
 from agents.tournament import MatchInterrupted, play_match, round_robin
-from tardis_envs.cli import _agent_label, main
+from tardis_envs.cli import main
 
 
 def game():
@@ -144,8 +145,8 @@ def test_ctrl_c_during_eval_saves_the_finished_games_marked_partial(tmp_path, mo
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--agents", "heuristic"], "eval of tardis_run_v0 needs at least 2 agents (comma-separated --agents"),
-        (["--agents", "heuristic,random", "--partner", "random"], "--partner names the team-mates of a cooperative game"),
+        (["--agents", "heuristic"], "an evaluation of tardis_run_v0 needs at least 2 agents"),
+        (["--agents", "heuristic,random", "--partner", "random"], "a partner names the team-mates of a cooperative game"),
         (["--agents", "heuristic,random", "--seed", "-1"], "--seed must be an integer >= 0, got -1"),
     ],
 )
@@ -157,10 +158,10 @@ def test_eval_refuses_bad_flags_in_one_line(args, message, tmp_path, capsys):
 
 
 def test_round_robin_labels_shorten_checkpoint_paths():
-    assert _agent_label("rllib:runs/x/checkpoints/best") == "rllib:x/best"
-    assert _agent_label("rllib:runs/x/checkpoints/best/") == "rllib:x/best"
-    assert _agent_label("ppo:runs/x/checkpoints/best.zip") == "ppo:x/best"
-    assert _agent_label("ppo:baseline") == "ppo:baseline" and _agent_label("heuristic") == "heuristic"
+    assert agent_label("rllib:runs/x/checkpoints/best") == "rllib:x/best"
+    assert agent_label("rllib:runs/x/checkpoints/best/") == "rllib:x/best"
+    assert agent_label("ppo:runs/x/checkpoints/best.zip") == "ppo:x/best"
+    assert agent_label("ppo:baseline") == "ppo:baseline" and agent_label("heuristic") == "heuristic"
 
 
 @pytest.mark.slow
@@ -197,7 +198,7 @@ def test_a_model_trained_from_python_joins_eval_with_save_model(tmp_path):
 
 def test_the_chess_baseline_on_classic_chess_says_it_needs_the_doctor_variant(tmp_path, capsys):
     args = ["eval", "timelord_chess_v1", "--agents", "ppo:baseline,random", "--games", "2", "--no-throughput", "--out", str(tmp_path / "o")]
-    classic = Path(__file__).resolve().parents[1] / "configs" / "timelord_chess" / "classic.yaml"
+    classic = Path(__file__).resolve().parents[1] / "configs" / "chess" / "classic.yaml"
     assert main([*args, "--config", str(classic)]) == 2
     err = capsys.readouterr().err
     assert "ppo:baseline of timelord_chess_v1 cannot play this game" in err and "it needs doctor=True: play with Dr. Who" in err
@@ -205,12 +206,12 @@ def test_the_chess_baseline_on_classic_chess_says_it_needs_the_doctor_variant(tm
 
 
 def test_a_learned_agent_under_other_rules_gets_a_notice(capsys):
-    from tardis_envs.cli import _note_other_rules
+    from agents.evaluation import _note_other_rules
 
     keys = tardis_envs.env_module("keys_to_the_tardis_v0").Game(num_players=3)
     trained_for_two = RandomAgent(keys)
     trained_for_two.meta = {"options": {**keys.options, "num_players": 2}}
-    _note_other_rules(keys, [trained_for_two, RandomAgent(keys)], ["ppo:baseline", "random"])
+    _note_other_rules(keys, [trained_for_two, RandomAgent(keys)], ["ppo:baseline", "random"], print)
     out = capsys.readouterr().out
     assert (
         out.startswith("note: ppo:baseline was trained under other rule options (num_players: trained 2, now 3)") and out.count("\n") == 1
@@ -218,15 +219,39 @@ def test_a_learned_agent_under_other_rules_gets_a_notice(capsys):
 
 
 def test_results_json_is_strict_json_after_an_early_ctrl_c():
-    from tardis_envs.cli import _json_safe
-
     no_games = {"games": 0, "win_rate": float("nan"), "by_seat": [{"win_rate": float("nan")}]}
-    assert json.loads(json.dumps(_json_safe(no_games), allow_nan=False)) == {"games": 0, "win_rate": None, "by_seat": [{"win_rate": None}]}
+    assert json.loads(json.dumps(json_safe(no_games), allow_nan=False)) == {"games": 0, "win_rate": None, "by_seat": [{"win_rate": None}]}
 
 
 def test_an_agent_against_itself_keeps_a_record_per_seat_holder(tmp_path):
-    from tardis_envs.cli import _distinct
-
-    assert _distinct(["random", "random", "random#2"]) == ["random", "random#2", "random#3"]
+    assert distinct_names(["random", "random", "random#2"]) == ["random", "random#2", "random#3"]
     assert main(eval_args("--agents", "random,random", "--games", "2", "--out", str(tmp_path / "o"))) == 0
     assert sorted(json.loads((tmp_path / "o" / "results.json").read_text())["records"]) == ["random", "random#2"]
+
+
+def test_python_callers_get_the_same_evaluation_and_protection(tmp_path):
+    from agents.evaluation import EVAL_FILES, check_output, evaluate
+
+    out = check_output(tmp_path / "mine")
+    result = evaluate("tardis_run_v0", ["heuristic", "random"], games=4, seed=3)
+    assert result.kind == "match" and result.payload["games_played"] == 4 and "heuristic" in result.table
+    saved = result.save(out)
+    assert sorted(p.name for p in saved) == ["match.csv", "results.json", "results.md"]
+    (out / "notes.txt").write_text("the user's")
+    with pytest.raises(ValueError, match="already holds results \\([a-z.]*\\); use overwrite=True"):
+        check_output(out)
+    with pytest.raises(ValueError, match="already holds results"):
+        result.save(out)
+    # a round robin replaces the match's files in the same folder with overwrite, and nothing else
+    rr = evaluate("tardis_run_v0", ["heuristic", "random", "mcts:2"], games=2)
+    rr.save(out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir() if p.name in EVAL_FILES) == [
+        "heatmap.png",
+        "matrix.csv",
+        "ratings.csv",
+        "results.json",
+        "results.md",
+    ]
+    assert (out / "notes.txt").read_text() == "the user's"
+    with pytest.raises(ValueError, match="games must be a multiple of 2"):
+        evaluate("tardis_run_v0", ["heuristic", "random"], games=3)

@@ -93,7 +93,7 @@ def test_num_players_out_of_range_is_one_line(monkeypatch, capsys, env_id, playe
 def test_cold_cache_notice(monkeypatch, capsys):
     monkeypatch.setattr(jit, "kernels_cached", lambda path: False)
     _, _, err = play(monkeypatch, capsys, "tardis_run_v0", "--seed", "0")
-    seconds = cli.PLAY_FIRST_RUN_SECONDS["tardis_run"]
+    seconds = tardis_envs.env_module("tardis_run_v0").SPEC.first_run_seconds
     assert f"compiling tardis_run_v0's kernels, first run only (about {seconds} s on 2 cores)" in err
     monkeypatch.setattr(jit, "kernels_cached", lambda path: True)
     _, _, err = play(monkeypatch, capsys, "tardis_run_v0", "--seed", "0")
@@ -101,7 +101,7 @@ def test_cold_cache_notice(monkeypatch, capsys):
 
 
 def test_every_game_has_a_first_run_estimate():
-    assert set(cli.PLAY_FIRST_RUN_SECONDS) == {env_id.rpartition("_v")[0] for env_id in tardis_envs.ENV_IDS}
+    assert all(tardis_envs.env_module(env_id).SPEC.first_run_seconds > 0 for env_id in tardis_envs.ENV_IDS)
 
 
 def test_kernels_cached_looks_where_numba_writes(monkeypatch, tmp_path):

@@ -137,7 +137,7 @@ def _tiny(timesteps: int, eval_games: int = 20) -> list[str]:
 # Keys' three players play about 490 decisions a game: 6 evaluation games (each seat twice)
 @pytest.mark.parametrize(
     "env_id,config,eval_games",
-    [("tardis_run_v0", None, 20), ("keys_to_the_tardis_v0", "configs/keys_to_the_tardis/three_players.yaml", 6)],
+    [("tardis_run_v0", None, 20), ("keys_to_the_tardis_v0", "configs/keys/three_players.yaml", 6)],
 )
 def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_path, env_id, config, eval_games):
     from tardis_envs.cli import main

@@ -1,14 +1,16 @@
 """A training run's folder: --overwrite deletes only what a run wrote, a resumed run ends with its
 reports, --minutes is a budget, and bad flags leave no folder behind."""
 
+import json
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 
 import tardis_envs
-from agents.checkpoint import CheckpointError, read_meta
+from agents.checkpoint import META_NAME, CheckpointError, read_meta
 from agents.training import train as train_module
 from agents.training.config import TrainConfig
 from agents.training.train import Trainer, append_eval_rows, clear_run, is_run_folder, read_history, save_checkpoint
@@ -53,6 +55,35 @@ def test_overwrite_refuses_a_folder_that_is_not_a_run_and_deletes_nothing(tmp_pa
         err = capsys.readouterr().err
         assert "--run-dir" in err and "holds files but no training run" in err and err.count("\n") == 1
     assert [p.name for p in mine.iterdir()] == ["thesis.tex"] and (mine / "thesis.tex").read_text() == "years of work"
+
+
+def test_python_callers_of_every_trainer_get_the_run_folder_rules(tmp_path):
+    from agents.training.az_train import AZConfig, AZTrainer
+
+    mine = tmp_path / "project"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("years of work")
+    az = AZConfig.from_dict({"env_id": "tardis_run_v0", "total_timesteps": 10})
+    for make in (lambda **kw: Trainer(tiny(), **kw), lambda **kw: AZTrainer(az, **kw)):
+        with pytest.raises(ValueError, match="holds files but no training run"):
+            make(run_dir=mine, overwrite=True)
+        assert [p.name for p in mine.iterdir()] == ["thesis.tex"]
+        run = tmp_path / "run"
+        fake_run(run)
+        (run / "notes.md").write_text("mine")
+        with pytest.raises(ValueError, match="already holds a run; use --resume to continue it or --overwrite"):
+            make(run_dir=run)
+        with pytest.raises(ValueError, match="contradict"):
+            make(run_dir=run, resume=True, overwrite=True)
+        trainer = make(run_dir=run, overwrite=True)
+        assert [p.name for p in trainer.kept] == ["notes.md"] and sorted(p.name for p in run.iterdir()) == ["notes.md"]
+    # a resumed run keeps the algo that wrote it
+    fake_run(run)
+    with zipfile.ZipFile(run / "checkpoints" / "last.zip", "w") as archive:
+        meta = {"env_id": "tardis_run_v0", "env_version": 0, "observation_shape": [1], "num_actions": 1, "options": {}, "num_timesteps": 0}
+        archive.writestr(META_NAME, json.dumps(meta))  # no "algo": a PPO run
+    with pytest.raises(ValueError, match="was trained with --algo ppo; resume it with that algo"):
+        AZTrainer(az, run, resume=True)
 
 
 def test_clear_run_deletes_only_what_the_run_wrote(tmp_path):

@@ -8,7 +8,7 @@ those it was trained under. Each file is an ordinary checkpoint of ``tardis-envs
 (its ``tardis_meta.json`` holds the recipe's config, the seed, the step count, the warm start
 and the package version) with the optimizer state dropped, which only resuming needs.
 
-The recipes that trained them are ``configs/baselines/<env_id>.yaml``; their measured results
+The recipes that trained them are ``configs/<game>/baseline.yaml``; their measured results
 (learning curves, round robins, learner steps/s) are in ``docs/results/baselines/``. A new
 baseline is exported from a run with ``python -m agents.baselines export RUN/checkpoints/best.zip``.
 """

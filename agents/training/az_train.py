@@ -47,7 +47,7 @@ from .. import make_agent
 from ..alphazero import OPTIMIZER_MEMBER, AZAgent, NetEvaluator, build_net, load_checkpoint, masked_logits, save_checkpoint
 from ..checkpoint import CheckpointError
 from ..tournament import play_match, rearm_ctrl_c, team_match
-from .train import EVAL_MARGIN, EVAL_SEED, REPORT_SECONDS, append_eval_rows, read_history, resumable_meta, write_report
+from .train import EVAL_MARGIN, EVAL_SEED, REPORT_SECONDS, append_eval_rows, open_run_dir, read_history, resumable_meta, write_report
 
 
 @dataclass
@@ -328,13 +328,13 @@ class AZTrainer:
         progress: bool = True,
         address: str | None = None,
         workers: int = 1,
+        overwrite: bool = False,
     ):
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
         self.config = config
         self.address = address  # a Ray cluster's head: self-play runs in `workers` actors there
         self.workers = workers
-        self.run_dir = Path(run_dir)
         self.resume = resume
         self.progress = progress
         self.game = env_module(config.env_id).Game(**config.options)
@@ -351,6 +351,8 @@ class AZTrainer:
         self.last_results: dict[str, dict] = {}
         self.last_results_at = -1
         self.warm: dict | None = None  # the warm start's record, if the run had one
+        # the run folder's rules, last: nothing is cleared for a trainer that refuses its settings
+        self.run_dir, self.kept = open_run_dir(run_dir, "az", "sb3", resume=resume, overwrite=overwrite)
 
     def seconds(self) -> float:
         return self.seconds_before + time.perf_counter() - self.started

@@ -1,6 +1,6 @@
 """Training hyperparameters, one documented field each (CleanRL style).
 
-Values come from the ``train:`` section of ``configs/<env_id>.yaml`` (or a file
+Values come from the ``train:`` section of ``configs/<game>/default.yaml`` (or a file
 given with ``--config``), then from command-line flags. Unknown keys and bad
 values are refused with the key's name.
 """

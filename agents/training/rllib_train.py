@@ -49,7 +49,17 @@ from ..checkpoint import CheckpointError
 from ..rllib_agent import RLlibPolicyAgent
 from .config import TrainConfig
 from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, module_model_config, ppo_config, save_checkpoint, spaces
-from .train import EVAL_MARGIN, REPORT_SECONDS, append_eval_rows, evaluate_learner, read_history, rearm_ctrl_c, resumable_meta, write_report
+from .train import (
+    EVAL_MARGIN,
+    REPORT_SECONDS,
+    append_eval_rows,
+    evaluate_learner,
+    open_run_dir,
+    read_history,
+    rearm_ctrl_c,
+    resumable_meta,
+    write_report,
+)
 
 # Learner decisions per PPO update: at least MIN_UPDATE (a smaller batch is mostly noise), at
 # most half the run's --timesteps (a short run still updates more than once)
@@ -133,6 +143,7 @@ class RLlibTrainer:
         num_envs_per_env_runner: int = 1,
         num_learners: int = 0,
         quiet: bool = True,
+        overwrite: bool = False,
     ):
         """``quiet``: Ray's routine notices (:data:`RAY_NOISE`) are left out of stderr."""
         for name, value, low in (
@@ -143,7 +154,6 @@ class RLlibTrainer:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {low}, got {value!r}")
         self.config = config
-        self.run_dir = Path(run_dir)
         self.resume = resume
         self.progress = progress
         self.address = address
@@ -159,6 +169,8 @@ class RLlibTrainer:
         self.seconds_before = 0.0
         self.started = time.perf_counter()
         self.interrupted = False
+        # the run folder's rules, last: nothing is cleared for a trainer that refuses its settings
+        self.run_dir, self.kept = open_run_dir(run_dir, "ppo", "rllib", resume=resume, overwrite=overwrite)
 
     def seconds(self) -> float:
         return self.seconds_before + time.perf_counter() - self.started

@@ -38,7 +38,7 @@ import numpy as np
 import yaml
 
 from tardis_envs import env_module
-from tardis_envs.outputs import write_with_fallback
+from tardis_envs.outputs import check_writable, write_with_fallback
 
 from ..checkpoint import CheckpointError, check_compatible, load_model, model_meta, option_differences, read_meta, write_meta
 from ..heuristics import HeuristicAgent
@@ -100,6 +100,46 @@ def clear_run(path: str | Path) -> list[Path]:
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
     return sorted(run.iterdir())
+
+
+def default_run_dir(env_id: str) -> Path:
+    """Where a run of ``env_id`` goes when no folder is named: ``runs/<env_id>``."""
+    return Path("runs") / env_id
+
+
+def open_run_dir(
+    run_dir: str | Path, algo: str = "ppo", backend: str = "sb3", resume: bool = False, overwrite: bool = False
+) -> tuple[Path, list[Path]]:
+    """Check the run folder against what the caller asks, before any training, by the rules
+    every trainer keeps (and ``tardis-envs train`` with them): a new or empty folder starts a
+    run; a run's folder is continued with ``resume`` (by the same ``algo`` and ``backend`` that
+    wrote it) or started over with ``overwrite``, which deletes only what the run wrote
+    (:func:`clear_run`); a folder holding anything else is refused, never trained into nor
+    emptied. Returns the folder and, after ``overwrite``, the entries it kept (the user's own
+    files). Refusals are a one-line ``ValueError``."""
+    if resume and overwrite:
+        raise ValueError("--resume and --overwrite contradict each other: --resume continues the run, --overwrite deletes it")
+    run = check_writable(run_dir, "--run-dir", kind="folder")
+    rllib = backend == "rllib"
+    last_zip = run / "checkpoints" / "last.zip"
+    if resume and last_zip.is_file():
+        trained = "az" if read_meta(last_zip).get("algo") == "az" else "ppo"
+        if trained != algo:
+            raise ValueError(f"--resume: the run in {str(run)!r} was trained with --algo {trained}; resume it with that algo")
+    own = run / "checkpoints" / ("last" if rllib else "last.zip")
+    foreign = run / "checkpoints" / ("last.zip" if rllib else "last")
+    if resume and not own.exists() and foreign.exists():
+        other = "sb3" if rllib else "rllib"
+        raise ValueError(f"--resume: the run in {str(run)!r} was trained with --backend {other}; resume it with that backend")
+    is_run = is_run_folder(run)
+    if not resume and run.is_dir() and any(run.iterdir()) and not is_run:
+        raise ValueError(
+            f"--run-dir {str(run)!r} holds files but no training run (no config.yaml of tardis-envs train); give a new or empty folder"
+        )
+    if not resume and is_run and not overwrite:
+        raise ValueError(f"--run-dir {str(run)!r} already holds a run; use --resume to continue it or --overwrite to start over")
+    kept = clear_run(run) if overwrite and is_run else []
+    return run, kept
 
 
 def checkpoint_meta(config: TrainConfig, game, num_timesteps: int, extra: dict | None = None) -> dict:
@@ -195,9 +235,8 @@ def read_history(run_dir: Path) -> list[dict]:
 class Trainer:
     """Owns one run directory; ``run()`` trains until the budget is spent."""
 
-    def __init__(self, config: TrainConfig, run_dir: str | Path, resume: bool = False, progress: bool = True):
+    def __init__(self, config: TrainConfig, run_dir: str | Path, resume: bool = False, progress: bool = True, overwrite: bool = False):
         self.config = config
-        self.run_dir = Path(run_dir)
         self.resume = resume
         self.progress = progress
         self.game = env_module(config.env_id).Game(**config.options)
@@ -210,6 +249,8 @@ class Trainer:
         self.update_seconds = 0.0  # how long the last PPO update took (kept free too)
         self.last_eval: tuple[int, dict] | None = None  # (learner steps, results) of the last evaluation
         self.warm: dict | None = None  # the behaviour-cloning warm start's record, if the run had one
+        # the run folder's rules, last: nothing is cleared for a trainer that refuses its settings
+        self.run_dir, self.kept = open_run_dir(run_dir, "ppo", "sb3", resume=resume, overwrite=overwrite)
 
     # --- setup ---------------------------------------------------------------
     def _build(self):

@@ -132,6 +132,10 @@ class GameSpec:
     throughput_target: float = 0.0
     # the OpenSpiel game (random play in C++) the one-game kernel loop is set beside, if any
     kernel_peer: str | None = None
+    # rough seconds the first ``tardis-envs play`` takes to compile the game's kernels and its
+    # heuristic on 2 quiet cores (the cold-compile figure of ``tardis-envs bench`` plus the
+    # heuristic's, rounded up); later runs load them from the cache in about a second
+    first_run_seconds: int = 0
 
     def __post_init__(self) -> None:
         # the id's ``_vN`` suffix is the version (PettingZoo's convention): keep the two as one

@@ -177,16 +177,17 @@ def small_remainder(x, bound, inverse):
 @njit_inline
 def rng_shuffle(state, at, items, n):
     """Fisher–Yates shuffle of ``items[:n]`` in place: for ``i`` from ``n - 1`` down to 1,
-    swap item ``i`` with item ``rng_below(i + 1)``.
+        swap item ``i`` with item ``rng_below(i + 1)``.
 
-    Those draws do not depend on one another: draw ``k`` reduces the hash of ``counter + k``
-    (a draw below 64 is rejected about once in ``2**57``, and then every later draw takes the
-    next counter). So a shuffle of 12 to ``SHUFFLE_AT_ONCE`` items makes all its draws first,
-    in one loop the compiler vectorises (hashes eight at a time, each bound's remainder by
-    :func:`small_remainder`), and swaps after: the draws and the counter are exactly those of
-    one ``rng_below`` after another (a 36-card shuffle: 190 -> 85 ns in a numba loop). When one
-    of them would be rejected, or a chance tape is attached, it makes them one after another.
-    Inlined into each caller, so that a constant ``n`` (a deck's size) fixes the loops' counts.
+        Those draws do not depend on one another: draw ``k`` reduces the hash of ``counter + k``
+        (a draw below 64 is rejected about once in ``2**57``, and then every later draw takes the
+        next counter). So a shuffle of 12 to ``SHUFFLE_AT_ONCE`` items makes all its draws first,
+        in one loop the compiler vectorises (hashes eight at a time, each bound's remainder by
+        :func:`small_remainder`), and swaps after: the draws and the counter are exactly those of
+        one ``rng_below`` after another (a 36-card shuffle in a numba loop: 85 ns, against 190 ns
+    drawn one after another). When one
+        of them would be rejected, or a chance tape is attached, it makes them one after another.
+        Inlined into each caller, so that a constant ``n`` (a deck's size) fixes the loops' counts.
     """
     if _SHUFFLE_MIN_AT_ONCE <= n <= SHUFFLE_AT_ONCE and state[CHANCE_TAPE] == 0:
         draws = stack_empty(SHUFFLE_AT_ONCE, np.int64)

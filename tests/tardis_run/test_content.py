@@ -40,7 +40,7 @@ def test_variant_config_file_resolves_its_board():
     env = tardis_envs.make("tardis_run_v0", config=ROOT / "configs/tardis_run/grand_tour.yaml")
     assert env.unwrapped.game.track_length == 40
     assert env.unwrapped.game.options["max_turns"] == 1500
-    env = tardis_envs.make("tardis_run_v0", config=ROOT / "configs/tardis_run_v0.yaml", max_turns=7)
+    env = tardis_envs.make("tardis_run_v0", config=ROOT / "configs/tardis_run/default.yaml", max_turns=7)
     assert env.unwrapped.game.options["max_turns"] == 7
 
 

@@ -10,7 +10,7 @@ Dr. Who inside it or on a square, ``P:<piece>`` the chess piece inside
 (FEN letter, ``-`` none). Without the field the variant starts with the
 TARDIS on d4 and Dr. Who inside (the rulebook's setup).
 
-``configs/timelord_chess/`` and the ``fen`` option feed these into the game.
+``configs/chess/`` and the ``fen`` option feed these into the game.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from ...core.game import Game, GameSpec, Kernels
 from ...core.observation import PLANE_BITS, PLANE_CONSTANT, PLANE_ONE_ENTRY
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED, VARIANT
-from . import batch, check, heuristic, hidden, layout, rules
+from . import ENV_ID, batch, check, heuristic, hidden, layout, rules
 from .content import (
     CASTLING_LETTERS,
     START_FEN,
@@ -76,7 +76,7 @@ def _check_fen(value: str) -> str | None:
 
 
 SPEC = GameSpec(
-    env_id="timelord_chess_v1",
+    env_id=ENV_ID,
     name="Dr. Who Chess",
     version=1,
     rulebook="Dr. Who Chess",
@@ -87,6 +87,7 @@ SPEC = GameSpec(
     status="complete",
     utility="zero_sum",
     throughput_target=1e6,
+    first_run_seconds=60,
     kernel_peer="openspiel_chess",
     options={
         "doctor": Option(True, "play with Dr. Who and the TARDIS (False: classic FIDE chess)", kind=bool),

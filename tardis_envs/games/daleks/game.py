@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES
-from . import batch, check, heuristic, hidden, rules
+from . import ENV_ID, batch, check, heuristic, hidden, rules
 from . import layout as L
 from .content import (
     AB_COLOUR,
@@ -68,7 +68,7 @@ def _doctors_check(value: str) -> str | None:
 
 
 SPEC = GameSpec(
-    env_id="time_of_the_daleks_v2",
+    env_id=ENV_ID,
     name="Time of the Daleks",
     version=2,
     rulebook="Doctor Who: Time of the Daleks",
@@ -79,6 +79,7 @@ SPEC = GameSpec(
     status="complete",
     utility="general_sum",
     throughput_target=0.5e6,
+    first_run_seconds=90,
     cooperative=True,
     loads_checkpoints_of=("time_of_the_daleks_v0", "time_of_the_daleks_v1"),
     options={

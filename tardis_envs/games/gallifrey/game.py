@@ -9,7 +9,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, check, heuristic, hidden, rules
+from . import ENV_ID, SIMULTANEOUS, batch, check, heuristic, hidden, rules
 from .content import (
     ASPECTS,
     CONDITIONS,
@@ -95,7 +95,7 @@ def _scene_check(value: str) -> str | None:
 
 
 SPEC = GameSpec(
-    env_id="gallifrey_duel_v1",
+    env_id=ENV_ID,
     name="Ghosts of Gallifrey duel",
     version=1,
     rulebook="Ghosts of Gallifrey",
@@ -106,7 +106,8 @@ SPEC = GameSpec(
     status="complete",
     utility="zero_sum",
     throughput_target=10e6,
-    simultaneous=True,
+    first_run_seconds=25,
+    simultaneous=SIMULTANEOUS,
     options={
         "mode": Option("climactic", "how combat is handled", kind=str, choices=MODES),
         "threat": Option("dangerous", "the Threat Level: which defeat conditions may be chosen", kind=str, choices=THREATS),

@@ -537,8 +537,8 @@ def fill_aspect_entries(tables):
     """Write into ``tables`` the observation's eight Aspect entries (``O_OWN_ASPECTS`` ..
     ``O_OWN_EFFECTIVE + 3``, numerators over 10) of every character in every scene, as the
     bytes of a word at ``T_ASPECT_ENTRIES + character * MAX_SCENES + scene``: they depend on
-    the content only, and ``observe`` stores a seat's eight with one word store where it
-    worked out and stored each (one game's observation in a numba loop: 40 -> 28 ns)."""
+    the content only, and ``observe`` stores a seat's eight with one word store instead of
+    working out and storing each (one game's observation in a numba loop: 28 ns, against 40 ns)."""
     for character in range(tables[T_NUM_CHARACTERS]):
         c = character_base(tables, character)
         for scene in range(tables[T_NUM_SCENES]):

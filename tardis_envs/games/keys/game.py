@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, check, heuristic, hidden, rules
+from . import ENV_ID, batch, check, heuristic, hidden, rules
 from .content import (
     CARD_NAMES,
     CENTRE,
@@ -66,7 +66,7 @@ PHASE_NAMES = {PHASE_PLAY: "play_card", PHASE_BONUS: "key_tile_bonus", PHASE_MOV
 FRAME_DIRECTION_NAMES = ("forward", "right", "back", "left", "forward-right", "back-right", "back-left", "forward-left")
 
 SPEC = GameSpec(
-    env_id="keys_to_the_tardis_v0",
+    env_id=ENV_ID,
     name="Keys to the TARDIS",
     version=0,
     rulebook="Keys to the TARDIS",
@@ -77,6 +77,7 @@ SPEC = GameSpec(
     status="complete",
     utility="general_sum",
     throughput_target=3e6,
+    first_run_seconds=40,
     options={
         "num_players": Option(2, "players, seated south/north (2), +west (3), +east (4)", kind=int, choices=(2, 3, 4)),
         "reveal_tiles": Option(False, "show every tile's kind from the start", kind=bool),

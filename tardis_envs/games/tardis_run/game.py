@@ -7,7 +7,7 @@ import numpy as np
 from ...core.game import Game, GameSpec, Kernels
 from ...core.options import Option
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
-from . import batch, check, heuristic, hidden, rules
+from . import ENV_ID, batch, check, heuristic, hidden, rules
 from .content import Board, build_tables, load_board
 from .rules import (
     BLACK_PADDLE_OWNER,
@@ -66,7 +66,7 @@ EXTRA_NAMES = {
 PADDLE_NAMES = ("white 1 seal (a)", "white 1 seal (b)", "white 2 seals (a)", "white 2 seals (b)", "black")
 
 SPEC = GameSpec(
-    env_id="tardis_run_v0",
+    env_id=ENV_ID,
     name="TARDIS Run",
     version=0,
     rulebook="TARDIS Run (Rev 4)",
@@ -77,6 +77,7 @@ SPEC = GameSpec(
     status="complete",
     utility="zero_sum",
     throughput_target=20e6,
+    first_run_seconds=15,
     options={
         "board": Option("default", "a shipped board name ('default') or a path to a board YAML file", kind=str),
         "max_turns": Option(1000, "turns (plies) before the game is truncated as a draw", kind=int, minimum=1),
