@@ -361,9 +361,6 @@ def openspiel_cpp(name: str, seconds: float, repeats: int, mean_length: float) -
 
 
 # --- the suite ---------------------------------------------------------------
-# Rule variants measured beside a game's default: name -> options.
-BENCH_VARIANTS = {"timelord_chess_v1": {"classic": {"doctor": False}}}
-
 PERFT_POSITIONS = (
     # name, FEN, depth (the chess library needs about a second for each)
     ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
@@ -489,7 +486,7 @@ def run_suite(
         row["mean_game_length"] = mean_game_length(env_id)
         if compile:
             row.update(compile_times(env_id))
-        for variant, options in BENCH_VARIANTS.get(env_id, {}).items():
+        for variant, options in env_module(env_id).SPEC.bench_variants.items():
             n, t = max(sizes), max(threads)
             row.setdefault("variants", {})[variant] = {
                 "options": options,
@@ -498,7 +495,7 @@ def run_suite(
                 "batched": {f"{n}x{t}": batched(env_id, n, t, seconds, repeats, **options)},
                 "mean_game_length": mean_game_length(env_id, **options),
             }
-        if env_id == "timelord_chess_v1":
+        if hasattr(env_module(env_id).Game, "perft"):  # a chess game: its perft beside the chess library's
             row["perft"] = perft_suite(seconds=seconds, repeats=repeats)
         results["games"][env_id] = row
         log(

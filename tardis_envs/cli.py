@@ -177,6 +177,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not rllib and not az and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
         raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib (or --algo az)")
     run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.env_id)
+    folder_rules = {"resume": args.resume, "overwrite": args.overwrite, "progress": not args.no_progress}
     try:
         if rllib:
             try:
@@ -186,9 +187,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             trainer: Any = RLlibTrainer(
                 config,
                 run_dir,
-                resume=args.resume,
-                overwrite=args.overwrite,
-                progress=not args.no_progress,
+                **folder_rules,
                 address=args.address,
                 num_env_runners=args.num_env_runners,
                 num_envs_per_env_runner=args.num_envs_per_env_runner,
@@ -197,17 +196,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         elif args.algo == "az":
             from agents.training.az_train import AZTrainer
 
-            trainer = AZTrainer(
-                config,
-                run_dir,
-                resume=args.resume,
-                overwrite=args.overwrite,
-                progress=not args.no_progress,
-                address=args.address,
-                workers=args.num_env_runners,
-            )
+            trainer = AZTrainer(config, run_dir, **folder_rules, address=args.address, workers=args.num_env_runners)
         else:
-            trainer = Trainer(config, run_dir, resume=args.resume, overwrite=args.overwrite, progress=not args.no_progress)
+            trainer = Trainer(config, run_dir, **folder_rules)
         if trainer.kept:
             print(f"--overwrite: removed the old run's files; kept what the run did not write: {', '.join(p.name for p in trainer.kept)}")
         print(

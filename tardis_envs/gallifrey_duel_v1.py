@@ -129,10 +129,7 @@ index      meaning
 301-302    last exchange won by me, by the opponent
 =========  ====================================================================
 
-Versions
---------
-This page describes ``gallifrey_duel_v1``. What each version of the game changed is in the
-changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
+What each version of the game changed: ``CHANGELOG.md`` (this page is ``gallifrey_duel_v1``).
 """
 
 from __future__ import annotations

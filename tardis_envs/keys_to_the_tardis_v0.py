@@ -113,10 +113,7 @@ north west"``, ``"move north"``, ``"enter c1"``, ``"stay"``.
 <tardis_envs.games.keys.game.KeysToTheTardis.describe>`; scripted positions:
 ``env.unwrapped.game.position(...)``.
 
-Versions
---------
-This page describes ``keys_to_the_tardis_v0``. What each version of the game changed is in the
-changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
+What each version of the game changed: ``CHANGELOG.md`` (this page is ``keys_to_the_tardis_v0``).
 """
 
 from __future__ import annotations

@@ -85,10 +85,7 @@ piece has escaped; in the extra-move phase exactly 9 and 10.
 <tardis_envs.games.tardis_run.game.TardisRun.describe>`.
 ``position(...)`` on ``env.unwrapped.game`` builds scripted positions.
 
-Versions
---------
-This page describes ``tardis_run_v0``. What each version of the game changed is in the
-changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
+What each version of the game changed: ``CHANGELOG.md`` (this page is ``tardis_run_v0``).
 """
 
 from __future__ import annotations

@@ -213,10 +213,7 @@ next seats in turn order)
 2771-2962   ability rows used this turn
 ==========  ================================================================
 
-Versions
---------
-This page describes ``time_of_the_daleks_v2``. What each version of the game changed is in the
-changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
+What each version of the game changed: ``CHANGELOG.md`` (this page is ``time_of_the_daleks_v2``).
 """
 
 from __future__ import annotations

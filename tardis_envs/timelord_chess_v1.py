@@ -200,10 +200,7 @@ another on a line (x-rays) are not counted, nor is Dr. Who, whom either
 player may move to capture. Tested against the ``chess`` library's
 attackers in classic positions.
 
-Versions
---------
-This page describes ``timelord_chess_v1``. What each version of the game changed is in the
-changelog (``CHANGELOG.md``); ``tardis_envs.make`` of a retired id names its successor.
+What each version of the game changed: ``CHANGELOG.md`` (this page is ``timelord_chess_v1``).
 """
 
 from __future__ import annotations

@@ -145,24 +145,9 @@ def tiny_recipe(recipe: Path, folder: Path) -> Path:
 def test_tiny_run_of_each_baseline_recipe(recipe, tmp_path):
     config = tiny_recipe(recipe, tmp_path)
     run = tmp_path / "run"
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tardis_envs.cli",
-            "train",
-            yaml.safe_load(recipe.read_text())["env_id"],
-            "--config",
-            str(config),
-            "--run-dir",
-            str(run),
-            "--no-progress",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    env_id = yaml.safe_load(recipe.read_text())["env_id"]
+    command = [sys.executable, "-m", "tardis_envs.cli", "train", env_id, "--config", str(config), "--run-dir", str(run), "--no-progress"]
+    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     meta = read_meta(run / "checkpoints" / "last.zip")
     assert meta["num_timesteps"] >= 2048

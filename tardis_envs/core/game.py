@@ -136,6 +136,8 @@ class GameSpec:
     # heuristic on 2 quiet cores (the cold-compile figure of ``tardis-envs bench`` plus the
     # heuristic's, rounded up); later runs load them from the cache in about a second
     first_run_seconds: int = 0
+    # rule variants ``tardis-envs bench`` measures beside the default: name -> options
+    bench_variants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # the id's ``_vN`` suffix is the version (PettingZoo's convention): keep the two as one

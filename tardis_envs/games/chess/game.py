@@ -89,6 +89,7 @@ SPEC = GameSpec(
     throughput_target=1e6,
     first_run_seconds=60,
     kernel_peer="openspiel_chess",
+    bench_variants={"classic": {"doctor": False}},
     options={
         "doctor": Option(True, "play with Dr. Who and the TARDIS (False: classic FIDE chess)", kind=bool),
         "max_plies": Option(512, "turns (plies) before the game is truncated as a draw", kind=int, minimum=1),
