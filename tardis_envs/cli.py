@@ -34,7 +34,7 @@ def default_config_path(env_id: str) -> Path | None:
     try:
         from importlib.resources import files
 
-        shipped = files("tardis_envs.configs").joinpath(*relative.parts)
+        shipped = files("tardis_envs.configs").joinpath(relative.as_posix())  # one argument: Python 3.11's namespace paths take one
         if shipped.is_file():
             return Path(str(shipped))
     except (ModuleNotFoundError, FileNotFoundError):  # a source tree without the mapping
