@@ -26,11 +26,12 @@ __version__ = "0.1.0"
 # module (tardis_envs/<env_id>.py), the earlier ids of each game with their successor and what
 # changed (PettingZoo's convention: an id names one version of the rules, observation and
 # actions), and the games whose seats act at the same moment (also a Parallel env).
-_MODULES = {game.ENV_ID: f"tardis_envs.{game.ENV_ID}" for game in _game_packages()}
+_GAMES = dict(zip(_FOLDERS, _game_packages()))  # short name -> the game's package
+_MODULES = {game.ENV_ID: f"tardis_envs.{game.ENV_ID}" for game in _GAMES.values()}
 ENV_IDS: tuple[str, ...] = tuple(_MODULES)
-RETIRED_ENV_IDS = {old: (game.ENV_ID, change) for game in _game_packages() for old, change in game.RETIRED_ENV_IDS.items()}
-_PARALLEL_ENV_IDS = tuple(game.ENV_ID for game in _game_packages() if game.SIMULTANEOUS)
-_SHORT_NAMES = {game.ENV_ID: folder for folder, game in zip(_FOLDERS, _game_packages())}
+RETIRED_ENV_IDS = {old: (game.ENV_ID, change) for game in _GAMES.values() for old, change in game.RETIRED_ENV_IDS.items()}
+_PARALLEL_ENV_IDS = tuple(game.ENV_ID for game in _GAMES.values() if game.SIMULTANEOUS)
+_SHORT_NAMES = {game.ENV_ID: folder for folder, game in _GAMES.items()}
 
 
 def short_name(env_id: str) -> str:
