@@ -21,10 +21,8 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from html.parser import HTMLParser
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -32,12 +30,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from . import ENV_IDS
+from .browser import INSTALL_BROWSER, browser, headless_chromium
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 GAME_PAGES = tuple(f"games/{env_id}/" for env_id in ENV_IDS)
 SCREENSHOT_PAGE = GAME_PAGES[0]
 PAGE_SECONDS = 15  # the longest a page may take to show its heading and decode its pictures
-INSTALL_BROWSER = "install Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
 
 
 def build(site_dir: Path, config: Path = REPOSITORY / "mkdocs.yml") -> None:
@@ -94,13 +92,6 @@ def broken_links(site_dir: Path) -> list[str]:
     return broken
 
 
-def browser() -> tuple[str, str] | None:
-    """Paths of Chromium and its ChromeDriver, or None where either is missing."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").is_file() else None)
-    return (chromium, driver) if chromium and driver else None
-
-
 class _Server(ThreadingHTTPServer):
     """The build served on 127.0.0.1 (a free port), recording requests answered >= 400."""
 
@@ -130,65 +121,47 @@ def check_in_browser(site_dir: Path, pages: tuple[str, ...] = ("",) + GAME_PAGES
     """Problems seen loading ``pages`` of the build in headless Chromium: a page without
     its heading, a picture or animation not decoded, a request answered with an error.
     Keeps ``screenshots/<env id>.png`` of the ``screenshot`` page in the build. Needs
-    :func:`browser`."""
-    from selenium import webdriver
-    from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    found = browser()
-    if found is None:
+    :func:`tardis_envs.browser.browser`."""
+    if browser() is None:
         raise RuntimeError(f"no Chromium here: {INSTALL_BROWSER}")
-    chromium, driver_path = found
     server = _Server(site_dir)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     problems: list[str] = []
-    profile = tempfile.mkdtemp(prefix="tardis-docs-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1280,1600",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     try:
-        base = f"http://127.0.0.1:{server.server_address[1]}/"
-        for page in pages:
-            driver.get(base + page)
-            # a busy machine can finish rendering after the load event: wait (bounded) for the
-            # heading and for every picture to be decoded before judging the page
-            try:
-                WebDriverWait(driver, PAGE_SECONDS).until(lambda d: d.find_elements(By.CSS_SELECTOR, "article h1"))
-            except TimeoutException:
-                problems.append(f"/{page}: no page heading (the page did not load)")
-            try:
-                WebDriverWait(driver, PAGE_SECONDS).until(lambda d: not d.execute_script(_BROKEN_IMAGES))
-            except TimeoutException:
-                pass
-            for image in driver.execute_script(_BROKEN_IMAGES):
-                problems.append(f"/{page}: picture {image} not loaded")
-            if page == screenshot:
-                shots = site_dir / "screenshots"
-                shots.mkdir(exist_ok=True)
-                driver.save_screenshot(str(shots / (page.strip("/").split("/")[-1] + ".png")))
+        with headless_chromium() as driver:
+            base = f"http://127.0.0.1:{server.server_address[1]}/"
+            for page in pages:
+                problems += _page_problems(driver, base, page)
+                if page == screenshot:
+                    shots = site_dir / "screenshots"
+                    shots.mkdir(exist_ok=True)
+                    driver.save_screenshot(str(shots / (page.strip("/").split("/")[-1] + ".png")))
     finally:
-        driver.quit()
         server.shutdown()
         server.server_close()
-        shutil.rmtree(profile, ignore_errors=True)
     problems.extend(f"request {failure}" for failure in server.failed)
     return problems
+
+
+def _page_problems(driver, base: str, page: str) -> list[str]:
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    problems = []
+    driver.get(base + page)
+    # a busy machine can finish rendering after the load event: wait (bounded) for the
+    # heading and for every picture to be decoded before judging the page
+    try:
+        WebDriverWait(driver, PAGE_SECONDS).until(lambda d: d.find_elements(By.CSS_SELECTOR, "article h1"))
+    except TimeoutException:
+        problems.append(f"/{page}: no page heading (the page did not load)")
+    try:
+        WebDriverWait(driver, PAGE_SECONDS).until(lambda d: not d.execute_script(_BROKEN_IMAGES))
+    except TimeoutException:
+        pass
+    return problems + [f"/{page}: picture {image} not loaded" for image in driver.execute_script(_BROKEN_IMAGES)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("mkdocs")
 from tardis_envs import docs_site  # noqa: E402
+from tardis_envs.browser import INSTALL_BROWSER, browser  # noqa: E402
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 
@@ -81,7 +82,7 @@ def test_the_readme_is_short_and_its_links_resolve():
     assert not re.search(r"\b[0-9a-f]{7}\b", readme.replace("0x", "")), "no commit hashes in the README"
 
 
-@pytest.mark.skipif(docs_site.browser() is None, reason=f"no Chromium: {docs_site.INSTALL_BROWSER}")
+@pytest.mark.skipif(browser() is None, reason=f"no Chromium: {INSTALL_BROWSER}")
 def test_the_site_in_headless_chromium(site, tmp_path):
     assert docs_site.check_in_browser(site) == []
     screenshot = site / "screenshots" / "tardis_run_v0.png"
