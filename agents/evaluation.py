@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tardis_envs import check_env_id, env_module
 from tardis_envs.outputs import check_writable, unused_path, write_with_fallback
 
@@ -68,6 +70,64 @@ def check_output(
             )
         return folder
     return check_writable(default_output(env_id), f"{names[0]} (default runs/eval/<env_id>/<time>)", kind="folder")
+
+
+def check_replays(folder: str | Path, overwrite: bool = False, flag: str = "replays") -> Path:
+    """Refuse a replay folder before any game: it must be a writable folder holding no replay
+    files of an earlier evaluation (in it or one level down) unless ``overwrite``, which
+    replaces the files of the same names and leaves every other file where it is."""
+    from tardis_envs.replay import SUFFIX
+
+    path = check_writable(folder, flag, kind="folder")
+    if path.is_dir() and not overwrite:
+        earlier = next((p for pattern in (f"*{SUFFIX}", f"*/*{SUFFIX}") for p in path.glob(pattern)), None)
+        if earlier is not None:
+            raise ValueError(
+                f"{flag} {str(folder)!r} already holds replays ({earlier.relative_to(path)}); "
+                "use overwrite to replace them, or another folder"
+            )
+    return path
+
+
+class ReplayWriter:
+    """Writes the replay file of each finished game of an evaluation (all of them, or ``sample``
+    per match spread evenly), as the games end: ``folder/game-000123.replay.json.gz`` for a
+    match, one sub-folder per pair (``a-vs-b``) in a round robin and per agent in a team
+    evaluation. ``specs`` maps the match's agent names to the agent specs a replay records."""
+
+    def __init__(self, folder: Path, options: dict, specs: dict[str, str], sample: int | None, by_match: bool):
+        self.folder = folder
+        self.options = options
+        self.specs = specs
+        self.sample = sample
+        self.by_match = by_match
+        self.written = 0
+
+    def where(self, names: list[str]) -> Path:
+        from tardis_envs.replay import folder_label
+
+        if not self.by_match:
+            return self.folder
+        first = names[0]
+        other = next((n for n in names[1:] if n.split("#")[0] != first.split("#")[0]), None)
+        return self.folder / folder_label(first if other is None else f"{first}-vs-{other}")
+
+    def __call__(self, played) -> None:
+        from tardis_envs.replay import file_name, record, sample_indices
+
+        keep = set(sample_indices(played.match_games, self.sample).tolist())
+        folder = self.where(played.agent_names)
+        for k, g in enumerate(played.games.tolist()):
+            if g not in keep:
+                continue
+            agents = [self.specs.get(played.agent_names[a], played.agent_names[a].split("#")[0]) for a in played.seats[k]]
+            replay = record(played.env_id, int(played.seeds[k]), played.actions[k], agents, self.options)
+            if not np.allclose(replay.rewards, played.rewards[k]):
+                raise RuntimeError(
+                    f"{played.env_id}: the replay of game {g} ends with {replay.rewards}, the match saw {played.rewards[k].tolist()}"
+                )
+            replay.save(folder / file_name(g))
+            self.written += 1
 
 
 def json_safe(value: Any) -> Any:
@@ -117,6 +177,7 @@ class Evaluation:
     table: str
     texts: dict[str, str] = field(default_factory=dict)
     result: Any = None
+    replays: ReplayWriter | None = None
 
     @property
     def partial(self) -> bool:
@@ -161,12 +222,18 @@ def evaluate(
     options: dict | None = None,
     partner: str | None = None,
     progress: Callable[[str], None] | None = None,
+    replays: str | Path | None = None,
+    replays_sample: int | None = None,
+    overwrite_replays: bool = False,
 ) -> Evaluation:
     """Play ``agents`` (agent specs, :func:`agents.make_agent`) in seat-swapped games of
     ``env_id`` under the rule ``options``: a match of two, a round robin of three or more, or
     in a cooperative game each beside ``partner`` team-mates (default ``heuristic``). Game g
     uses seed ``seed + g``. ``progress`` receives one-line reports (the header, games done,
-    notes); none by default. Refuses bad settings with a ``ValueError`` before any game."""
+    notes); none by default. ``replays`` names a folder that receives a replay file of every
+    game (:mod:`tardis_envs.replay`), or of ``replays_sample`` games per match spread evenly;
+    a folder holding earlier replays is refused unless ``overwrite_replays``. Refuses bad
+    settings with a ``ValueError`` before any game."""
     from tardis_envs.core.rng import check_seed
 
     check_env_id(env_id)
@@ -175,17 +242,28 @@ def evaluate(
     names = [n.strip() for n in agents]
     if games < 2:
         raise ValueError(f"games must be at least 2, got {games}")
+    if replays_sample is not None:
+        if replays is None:
+            raise ValueError("replays_sample needs a replays folder")
+        if isinstance(replays_sample, bool) or not isinstance(replays_sample, int) or replays_sample < 1:
+            raise ValueError(f"replays_sample must be a positive integer, got {replays_sample!r}")
+    folder = check_replays(replays, overwrite_replays) if replays is not None else None
     options = dict(options or {})
     game = env_module(env_id).Game(**options)
+    writer = (lambda specs, by_match: ReplayWriter(folder, options, specs, replays_sample, by_match)) if folder else None
     if game.spec.cooperative:
-        return _team(env_id, names, games, seed, options, game, partner or "heuristic", say)
-    if partner is not None:
+        evaluation = _team(env_id, names, games, seed, options, game, partner or "heuristic", say, writer)
+    elif partner is not None:
         raise ValueError(f"a partner names the team-mates of a cooperative game; {env_id} is competitive: name every agent")
-    if len(names) < 2:
+    elif len(names) < 2:
         raise ValueError(f"an evaluation of {env_id} needs at least 2 agents (e.g. heuristic,random); got {len(names)}: {names}")
-    if len(names) > 2:
-        return _round_robin(env_id, names, games, seed, options, game, say)
-    return _match(env_id, names, games, seed, options, game, say)
+    elif len(names) > 2:
+        evaluation = _round_robin(env_id, names, games, seed, options, game, say, writer)
+    else:
+        evaluation = _match(env_id, names, games, seed, options, game, say, writer)
+    if evaluation.replays is not None:
+        evaluation.payload["replays"] = {"folder": str(folder), "files": evaluation.replays.written}
+    return evaluation
 
 
 def _note_other_rules(game: Any, agents: list, names: list[str], say: Callable[[str], None]) -> None:
@@ -220,7 +298,7 @@ def games_progress(what: str, say: Callable[[str], None], every: float = 10.0) -
     return progress
 
 
-def _match(env_id, names, games, seed, options, game, say) -> Evaluation:
+def _match(env_id, names, games, seed, options, game, say, writer) -> Evaluation:
     from . import make_agent
     from .tournament import MatchInterrupted, format_table, play_match
 
@@ -233,11 +311,12 @@ def _match(env_id, names, games, seed, options, game, say) -> Evaluation:
         raise ValueError(f"games must be a multiple of {players} (seats are rotated evenly), got {games}")
     agents = [make_agent(name.split("#")[0], game, seed=seed + k) for k, name in enumerate(names)]
     labels = [agent_label(name) for name in names]
+    replays = writer({label: name.split("#")[0] for label, name in zip(labels, names)}, False) if writer else None
     share = f"; a fair share is {100 / players:.1f}%" if players > 2 else ""
     say(f"{env_id}: {' vs '.join(labels)}, {players} players, {games:,} games, seats rotated evenly, seed {seed}{share}")
     _note_other_rules(game, agents, names, say)
     try:
-        result = play_match(env_id, agents, labels, games, seed=seed, options=options, progress=games_progress("", say))
+        result = play_match(env_id, agents, labels, games, seed=seed, options=options, progress=games_progress("", say), on_games=replays)
     except MatchInterrupted as stop:
         result = stop.result
     by_seat = {k: {seat: result.record(k, s) for s, seat in enumerate(result.seat_names)} for k in range(len(names))}
@@ -262,10 +341,10 @@ def _match(env_id, names, games, seed, options, game, say) -> Evaluation:
         "records_by_seat": {n: by_seat[k] for k, n in enumerate(names)},
     }
     texts = {"match.csv": "\n".join(rows) + "\n", "results.md": "```\n" + table + "\n```\n"}
-    return Evaluation("match", env_id, payload, table, texts, result)
+    return Evaluation("match", env_id, payload, table, texts, result, replays)
 
 
-def _team(env_id, names, games, seed, options, game, partner_name, say) -> Evaluation:
+def _team(env_id, names, games, seed, options, game, partner_name, say, writer) -> Evaluation:
     """A cooperative game: each agent's team win rate with the partner agent in the other seats."""
     from . import make_agent
     from .tournament import MatchInterrupted, format_team_table, team_match
@@ -275,6 +354,8 @@ def _team(env_id, names, games, seed, options, game, partner_name, say) -> Evalu
         raise ValueError(f"games must be a multiple of {players} (seats are rotated evenly), got {games}")
     partner = make_agent(partner_name, game, seed=seed + 99)
     labels = {name: agent_label(name) for name in names}
+    specs = {label: name for name, label in labels.items()} | {partner_name: partner_name}
+    replays = writer(specs, True) if writer else None
     say(
         f"{env_id}: team win rate of {', '.join(labels.values())} in one seat, {partner_name} in the other "
         f"{players - 1} seat(s); {games:,} games each, {players} players, seats rotated evenly, seed {seed}"
@@ -294,6 +375,7 @@ def _team(env_id, names, games, seed, options, game, partner_name, say) -> Evalu
                 seed=seed,
                 options=options,
                 progress=games_progress(f"{labels[name]}: ", say),
+                on_games=replays,
             )
         except MatchInterrupted as stop:
             results[name], partial = stop.result, True
@@ -321,10 +403,10 @@ def _team(env_id, names, games, seed, options, game, partner_name, say) -> Evalu
     }
     note = "PARTIAL: interrupted; agents after the last row were not played\n\n" if partial else ""
     texts = {"team.csv": "\n".join(rows) + "\n", "results.md": note + "```\n" + table + "\n```\n"}
-    return Evaluation("team", env_id, payload, table, texts, results)
+    return Evaluation("team", env_id, payload, table, texts, results, replays)
 
 
-def _round_robin(env_id, names, games, seed, options, game, say) -> Evaluation:
+def _round_robin(env_id, names, games, seed, options, game, say, writer) -> Evaluation:
     from . import make_agent
     from .tournament import MatchInterrupted, format_round_robin, round_robin
 
@@ -335,13 +417,14 @@ def _round_robin(env_id, names, games, seed, options, game, say) -> Evaluation:
     if len(set(labels)) != len(labels):
         labels = names
     pairs = len(names) * (len(names) - 1) // 2
+    replays = writer(dict(zip(labels, names)), True) if writer else None
     say(
         f"{env_id}: round robin of {', '.join(labels)}; {games:,} games per pair ({pairs} pairs), "
         f"{game.num_players} players, seats rotated evenly, seed {seed}"
     )
     _note_other_rules(game, agents, names, say)
     try:
-        rr = round_robin(env_id, agents, labels, games, seed=seed, options=options, progress=lambda t: say("  " + t))
+        rr = round_robin(env_id, agents, labels, games, seed=seed, options=options, progress=lambda t: say("  " + t), on_games=replays)
     except MatchInterrupted as stop:
         rr = stop.result
     payload = {
@@ -356,4 +439,4 @@ def _round_robin(env_id, names, games, seed, options, game, say) -> Evaluation:
         "pairs": [{"agent": labels[i], "opponent": labels[j], **rec} for (i, j), rec in sorted(rr.matches.items())],
         "ratings": {label: float(r) for label, r in zip(labels, rr.ratings)},
     }
-    return Evaluation("round_robin", env_id, payload, format_round_robin(rr), {}, rr)
+    return Evaluation("round_robin", env_id, payload, format_round_robin(rr), {}, rr, replays)

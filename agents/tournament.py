@@ -133,6 +133,24 @@ class MatchResult:
         }
 
 
+@dataclass
+class PlayedGames:
+    """Finished games of one chunk of a match, handed to ``play_match``'s ``on_games``: game
+    ``games[k]`` of the match was ``env.reset(seed=seeds[k])`` followed by ``actions[k]``, with
+    agent ``seats[k, s]`` (an index into ``agent_names``) in seat ``s``; ``rewards[k]`` are
+    its final rewards."""
+
+    env_id: str
+    agent_names: list[str]
+    games: np.ndarray
+    seeds: np.ndarray
+    seats: np.ndarray
+    actions: list[np.ndarray]
+    rewards: np.ndarray
+    match_games: int = 0
+    """The number of games the match plays in all."""
+
+
 def play_match(
     env_id: str,
     agents: Sequence[Agent],
@@ -142,6 +160,7 @@ def play_match(
     batch: int = 1000,
     options: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_games: Callable[[PlayedGames], None] | None = None,
 ) -> MatchResult:
     """Play ``games`` games; game ``g`` seats agent ``(g + s) % len(agents)`` in seat ``s``.
 
@@ -149,8 +168,10 @@ def play_match(
     ``g`` is the vector env's row ``g`` of its chunk, seeded ``seed + g``. Games
     are played ``batch`` at a time and counted into tallies as they end, so the
     memory does not depend on ``games``; ``progress(done, games)`` is called after
-    each chunk. Ctrl-C raises :class:`MatchInterrupted` carrying the games
-    finished so far (those of the interrupted chunk included).
+    each chunk, and ``on_games`` (when given) receives each chunk's finished games
+    with their actions (:class:`PlayedGames`: what a replay file keeps). Ctrl-C
+    raises :class:`MatchInterrupted` carrying the games finished so far (those of
+    the interrupted chunk included).
     """
     import time
 
@@ -171,10 +192,24 @@ def play_match(
     kept: list[tuple[np.ndarray, ...]] = []
     started = time.perf_counter()
 
-    def count(chunk_seats, rewards, lengths, truncated) -> None:
-        result.add_games(chunk_seats, rewards, lengths, truncated)
+    def count(chunk_seats, rewards, lengths, truncated, first, done, log) -> None:
+        result.add_games(chunk_seats[done], rewards[done], lengths[done], truncated[done])
         if keep:
-            kept.append((chunk_seats, rewards, lengths, truncated))
+            kept.append((chunk_seats[done], rewards[done], lengths[done], truncated[done]))
+        if on_games is not None and done.any():
+            rows = np.flatnonzero(done)
+            on_games(
+                PlayedGames(
+                    env_id,
+                    list(agent_names),
+                    first + rows,
+                    seed + first + rows,
+                    chunk_seats[rows],
+                    [log[r, : lengths[r]].copy() for r in rows],
+                    rewards[rows],
+                    games,
+                )
+            )
 
     try:
         for first in range(0, games, batch):
@@ -185,16 +220,23 @@ def play_match(
             lengths = np.zeros(n, dtype=np.int64)
             truncated = np.zeros(n, dtype=bool)
             running = np.ones(n, dtype=bool)
+            log = np.zeros((n, 256 if on_games is not None else 0), dtype=np.int64)  # actions, column = step
             try:
                 vec = vector.make(env_id, n, seed=seed + first, observations=observations, **options)
                 obs, masks, players = vec.reset()
                 actions = np.zeros(n, dtype=np.int64)
+                step = 0
                 while running.any():
                     movers = chunk_seats[np.arange(n), players]
                     for k, agent in enumerate(agents):
                         rows = np.flatnonzero(movers == k)
                         if rows.size:
                             actions[rows] = agent.act_batch(vec.states[rows], obs[rows], masks[rows])
+                    if on_games is not None:
+                        if step == log.shape[1]:
+                            log = np.concatenate([log, np.zeros_like(log)], axis=1)
+                        log[running, step] = actions[running]  # every running row is at its step ``step``
+                        step += 1
                     obs, masks, players, step_rewards, term, trunc = vec.step(actions)
                     lengths += running
                     result.steps += int(running.sum())
@@ -204,10 +246,9 @@ def play_match(
                         truncated[ended] = trunc[ended]
                         running &= ~ended
             except KeyboardInterrupt:
-                done = ~running
-                count(chunk_seats[done], rewards[done], lengths[done], truncated[done])
+                count(chunk_seats, rewards, lengths, truncated, first, ~running, log)
                 raise
-            count(chunk_seats, rewards, lengths, truncated)
+            count(chunk_seats, rewards, lengths, truncated, first, np.ones(n, dtype=bool), log)
             if progress is not None:
                 progress(first + n, games)
     except KeyboardInterrupt:
@@ -233,13 +274,14 @@ def team_match(
     seed: int = 0,
     options: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_games: Callable[[PlayedGames], None] | None = None,
 ) -> MatchResult:
     """A cooperative game: ``agent`` in one seat (rotating evenly through the seats),
     ``partner`` in every other seat. ``team_record(0)`` is the team's win rate."""
     num_players = vector.make(env_id, 1, seed=seed, observations=False, **(options or {})).num_players
     agents = [agent] + [partner] * (num_players - 1)
     labels = [names[0]] + [f"{names[1]}#{k}" if k > 1 else names[1] for k in range(1, num_players)]
-    return play_match(env_id, agents, labels, games, seed=seed, options=options, progress=progress)
+    return play_match(env_id, agents, labels, games, seed=seed, options=options, progress=progress, on_games=on_games)
 
 
 def format_team_table(results: dict[str, MatchResult], partner: str) -> str:
@@ -314,6 +356,7 @@ def round_robin(
     seed: int = 0,
     options: dict | None = None,
     progress: Callable[[str], None] | None = None,
+    on_games: Callable[[PlayedGames], None] | None = None,
 ) -> RoundRobin:
     """Each pair plays ``games`` games, seats rotated evenly.
 
@@ -340,7 +383,9 @@ def round_robin(
                 break
             if players == 2:
                 try:
-                    result = play_match(env_id, [agents[i], agents[j]], [names[i], names[j]], games, seed=seed, options=options)
+                    result = play_match(
+                        env_id, [agents[i], agents[j]], [names[i], names[j]], games, seed=seed, options=options, on_games=on_games
+                    )
                 except MatchInterrupted as stop:
                     result, partial = stop.result, True
                     if result.num_games == 0:
@@ -358,6 +403,7 @@ def round_robin(
                         half,
                         seed=seed,
                         options=options,
+                        on_games=on_games,
                     )
                     b = play_match(
                         env_id,
@@ -366,6 +412,7 @@ def round_robin(
                         half,
                         seed=seed + half,
                         options=options,
+                        on_games=on_games,
                     )
                 except MatchInterrupted:
                     partial = True  # a pair of two halves counts only whole

@@ -1,4 +1,4 @@
-"""The ``tardis-envs`` command line: ``list``, ``train``, ``eval``, ``play``, ``bench``, ``perft``.
+"""The ``tardis-envs`` command line: ``list``, ``train``, ``eval``, ``replay``, ``play``, ``serve``, ``bench``, ``perft``.
 
 Each verb reads the game's YAML under ``configs/`` (``configs/<game>/default.yaml``
 when run from the project root, or ``--config FILE``); flags override it.
@@ -78,13 +78,17 @@ def _say(text: str) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from agents.evaluation import DEFAULT_SETTINGS, check_output, evaluate
+    from agents.evaluation import DEFAULT_SETTINGS, check_output, check_replays, evaluate
 
     from .bench import aec_steps_per_second, batched_steps_per_second
 
     check_env_id(args.env_id)
     check_seed(args.seed)
     out = check_output(args.out, args.json, args.overwrite, args.env_id, names=("--out", "--json", "--overwrite"))
+    if args.replays_sample is not None and args.replays is None:
+        raise ValueError("--replays-sample needs --replays DIR")
+    if args.replays is not None:
+        check_replays(args.replays, args.overwrite, "--replays")
     config = _config(args.env_id, args.config)
     settings = {**DEFAULT_SETTINGS, **(config.get("eval") or {})}
     unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
@@ -97,8 +101,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
     options = dict(config["options"])
     if args.num_players is not None:
         options["num_players"] = args.num_players
-    evaluation = evaluate(args.env_id, names, games, seed=seed, options=options, partner=args.partner, progress=_say)
+    evaluation = evaluate(
+        args.env_id,
+        names,
+        games,
+        seed=seed,
+        options=options,
+        partner=args.partner,
+        progress=_say,
+        replays=args.replays,
+        replays_sample=args.replays_sample,
+        overwrite_replays=args.overwrite,
+    )
     print(evaluation.table)
+    if evaluation.replays is not None:
+        print(f"replays: {evaluation.replays.written:,} games in {args.replays} (tardis-envs replay <file> shows one)")
     saved = evaluation.save(out, args.json, overwrite=True)  # the folder was checked before the games
     print("saved: " + ", ".join(str(p) for p in saved), flush=True)
     if evaluation.partial:
@@ -337,6 +354,58 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Re-run a replay file, check it, and print the game (``--step``: one move per Enter)."""
+    from .replay import Replay, play_back
+
+    replay = Replay.load(args.file)
+    _say_if_compiling(replay.env_id)
+    playback = play_back(replay, source=f"replay {args.file!r}")
+    game = playback.game
+    seats = game.agent_names
+    who = ", ".join(f"{seat}: {agent}" for seat, agent in zip(seats, replay.agents)) if replay.agents else "agents not recorded"
+    options = f", options {replay.options}" if replay.options else ""
+    print(f"{replay.env_id}, seed {replay.seed}{options}; {who} (recorded by tardis-envs {replay.version})")
+    states = playback.states()
+    before = next(states)
+    for k, after in enumerate(states):
+        if args.step:
+            print(game.render_ansi(before))
+        chance = game.chance_words(after) if playback.chance[k + 1] else None
+        print(f"{k + 1:>5}. {seats[playback.movers[k]]}: {playback.notation(k, before)}" + (f"   ({chance})" if chance else ""))
+        before = after
+        if args.step:
+            try:
+                if input("Enter: next move, q: stop > ").strip().lower() in ("q", "quit"):
+                    return 0
+            except EOFError:
+                return 0
+    print(game.render_ansi(playback.final))
+    rewards = ", ".join(f"{seat} {r:+g}" for seat, r in zip(seats, replay.rewards))
+    draws = sum(len(c) for c in replay.chance)
+    print(f"result: {rewards} ({replay.status} after {len(replay.actions)} decisions)")
+    print(f"verified: every action legal, {draws:,} chance outcomes as recorded, final-state digest {replay.digest} matches")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The web app on ``--host``:``--port`` until Ctrl-C."""
+    try:
+        from .web import LOOPBACK, create_app, serve
+    except ImportError as exc:  # pragma: no cover - the extra is part of dev
+        raise ValueError(f"tardis-envs serve needs the web extra: pip install -e '.[web]' ({exc})") from None
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port must be 1..65535, got {args.port}")
+    if args.max_games < 1:
+        raise ValueError(f"--max-games must be at least 1, got {args.max_games}")
+    create_app(args.replays or ())  # refuses a --replays that is not a folder before the server starts
+    if args.host not in LOOPBACK:
+        print(f"warning: --host {args.host} serves the games to other machines; the app has no login", file=sys.stderr)
+    print(f"tardis-envs serve: http://{args.host}:{args.port}/  (Ctrl-C stops it)", flush=True)
+    serve(args.host, args.port, args.replays or (), max_open=args.max_games, idle_seconds=60 * args.idle_minutes)
+    return 0
+
+
 def cmd_perft(args: argparse.Namespace) -> int:
     from .bench import PERFT_POSITIONS, check_timing, format_perft, perft_suite
 
@@ -475,6 +544,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_list)
 
     p = verbs.add_parser(
+        "serve",
+        help="play, watch and replay every game in the browser (the web extra)",
+        description="A local web app: play any game against any agent (1-4 seats human or agent; a hot-seat game hides "
+        "each human's hand from the others), watch agents play at a chosen speed, open replay files (uploaded, or "
+        "from --replays folders) and step through them. Binds to 127.0.0.1.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--replays", action="append", metavar="DIR", help="a folder of replay files to list (repeatable; default: none)")
+    p.add_argument("--max-games", type=int, default=64, help="games (and replay views) held at once (default 64)")
+    p.add_argument(
+        "--idle-minutes", type=float, default=30.0, help="an untouched game may be dropped after this long when room is needed (default 30)"
+    )
+    p.set_defaults(func=cmd_serve)
+
+    p = verbs.add_parser(
+        "replay",
+        help="re-run a replay file, check it exactly, and print the game",
+        description="Re-run a game saved by eval --replays (or the web app): every action must be legal, every chance "
+        "draw must give the recorded outcome and the final state must match the recorded digest; then the moves are "
+        "printed in the game's notation with the chance events, and the final position. A replay of another version "
+        "of the env id is refused by name.",
+    )
+    p.add_argument("file", help="a replay file (game-000123.replay.json.gz)")
+    p.add_argument("--step", action="store_true", help="show the position before each move and wait for Enter (q stops)")
+    p.set_defaults(func=cmd_replay)
+
+    p = verbs.add_parser(
         "eval",
         help="seat-swapped matches of agents with 95%% intervals (two agents, a round robin, or team-mates)",
         description="Evaluate agents in seat-swapped games with fixed seeds; every result carries its number of games and "
@@ -510,7 +607,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder for the results: results.json, results.md, match.csv / team.csv / matrix.csv, ratings.csv, heatmap.png "
         "(default a new folder runs/eval/<env_id>/<YYYYmmdd-HHMMSS>)",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier eval in --out (or the --json file)")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the results of an earlier eval in --out (or the --json file, or replays of the same names in --replays)",
+    )
+    p.add_argument(
+        "--replays",
+        metavar="DIR",
+        help="save a replay file of every game in DIR (game-000123.replay.json.gz; a sub-folder per pair or agent in a "
+        "round robin or team eval); watch one with tardis-envs replay (default: none)",
+    )
+    p.add_argument(
+        "--replays-sample",
+        metavar="N",
+        type=int,
+        help="with --replays: only N games per match, spread evenly over it (default: every game)",
+    )
     p.add_argument(
         "--partner",
         help="cooperative games only (Time of the Daleks): the agent in the other seats (default heuristic); refused in competitive games",

@@ -1,4 +1,4 @@
-"""The import layers: core <- games <- env pages <- vector/openspiel/tools <- agents <- training <- cli.
+"""The import layers: core <- games <- env pages <- vector/openspiel/tools <- agents <- training <- cli/web.
 
 Every import of the package's modules (top-level or inside a function) is read from the
 source with ``ast`` and must not run upward; a game folder imports only the core and itself;
@@ -19,7 +19,7 @@ import tardis_envs
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV_PAGES = {f"tardis_envs.{env_id}" for env_id in tardis_envs.ENV_IDS}
-LAYERS = ("core", "games", "env pages", "vector/openspiel/tools", "agents", "training", "cli")
+LAYERS = ("core", "games", "env pages", "vector/openspiel/tools", "agents", "training", "cli/web")
 
 
 def layer(module: str) -> int | None:
@@ -32,7 +32,7 @@ def layer(module: str) -> int | None:
             return 1
         if module == "tardis_envs" or ".".join(parts[:2]) in ENV_PAGES:
             return 2
-        if len(parts) > 1 and parts[1] == "cli":
+        if len(parts) > 1 and parts[1] in ("cli", "web"):  # the front ends
             return 6
         return 3
     if parts[0] == "agents":

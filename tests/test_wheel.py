@@ -99,6 +99,8 @@ def test_the_wheel_holds_every_package_with_its_data(wheel):
     assert {f"{p}/__init__.py" for p in packages} <= names
     data = [p for top in ("tardis_envs", "agents") for p in (ROOT / top).rglob("content/*") if p.suffix in (".yaml", ".md")]
     assert data and {str(p.relative_to(ROOT)) for p in data} <= names
+    page = {str(p.relative_to(ROOT)) for p in (ROOT / "tardis_envs" / "web" / "static").iterdir()}  # the web app's page
+    assert page and page <= names
     configs = {"tardis_envs/configs/" + str(p.relative_to(ROOT / "configs")) for p in (ROOT / "configs").rglob("*.yaml")}
     assert configs <= names
     baselines = {str(p.relative_to(ROOT)) for p in (ROOT / "agents" / "baselines").rglob("*.zip")}
