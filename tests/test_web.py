@@ -31,39 +31,51 @@ def aec_final(env_id, seed, actions, options=None):
     return env.unwrapped.get_state()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)
-def test_complete_games_through_the_api_end_as_the_aec_env_does(env_id):
-    http = client()
+async def play_random_games(env_id: str, games: int) -> int:
+    """``games`` complete games of random legal moves through the API (every seat human), each
+    checked against the same seed and actions played through the AEC env."""
+    import httpx2
+
     rng = np.random.default_rng(0)
     players = tardis_envs.env_module(env_id).Game().num_players
     ended = 0
-    for g in range(GAMES_PER_ENV):
-        made = http.post("/api/tables?picture=0", json={"env_id": env_id, "seats": ["human"] * players, "seed": 1000 + g})
-        assert made.status_code == 201, made.text
-        table = made.json()["id"]
-        view = http.get(f"/api/tables/{table}?viewer=turn&picture=0").json()
-        actions = []
-        while view["status"] == "running":
-            choice = view["legal"][int(rng.integers(len(view["legal"])))]["action"]
-            actions.append(choice)
-            reply = http.post(
-                f"/api/tables/{table}/play?viewer=turn&picture=0&moves_from={len(actions)}", json={"seat": view["turn"], "action": choice}
-            )
-            assert reply.status_code == 200, reply.text
-            view = reply.json()
-            assert view["moves"] == [] and view["moves_from"] == len(actions)
-        view = http.get(f"/api/tables/{table}?picture=0").json()
-        final = aec_final(env_id, 1000 + g, actions)
-        assert view["digest"] == state_digest(final)
-        assert view["rewards"] == [float(r) for r in final[4 : 4 + players]]
-        assert [m["action"] for m in view["moves"]] == actions
-        # the game's replay file replays to the same state
-        replay = Replay.loads(http.get(f"/api/tables/{table}/replay").content)
-        assert replay.digest == view["digest"] and replay.agents == ["human"] * players
-        assert http.delete(f"/api/tables/{table}").status_code == 200
-        ended += 1
-    assert ended == GAMES_PER_ENV
+    transport = httpx2.ASGITransport(app=create_app())
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        for g in range(games):
+            made = await http.post("/api/tables?picture=0", json={"env_id": env_id, "seats": ["human"] * players, "seed": 1000 + g})
+            assert made.status_code == 201, made.text
+            table = made.json()["id"]
+            view = (await http.get(f"/api/tables/{table}?viewer=turn&picture=0")).json()
+            actions = []
+            while view["status"] == "running":
+                choice = view["legal"][int(rng.integers(len(view["legal"])))]["action"]
+                actions.append(choice)
+                reply = await http.post(
+                    f"/api/tables/{table}/play?viewer=turn&picture=0&moves_from={len(actions)}",
+                    json={"seat": view["turn"], "action": choice},
+                )
+                assert reply.status_code == 200, reply.text
+                view = reply.json()
+                assert view["moves"] == [] and view["moves_from"] == len(actions)
+            view = (await http.get(f"/api/tables/{table}?picture=0")).json()
+            final = aec_final(env_id, 1000 + g, actions)
+            assert view["digest"] == state_digest(final)
+            assert view["rewards"] == [float(r) for r in final[4 : 4 + players]]
+            assert [m["action"] for m in view["moves"]] == actions
+            # the game's replay file replays to the same state
+            replay = Replay.loads((await http.get(f"/api/tables/{table}/replay")).content)
+            assert replay.digest == view["digest"] and replay.agents == ["human"] * players
+            assert (await http.delete(f"/api/tables/{table}")).status_code == 200
+            ended += 1
+    return ended
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)
+def test_complete_games_through_the_api_end_as_the_aec_env_does(env_id):
+    import asyncio
+
+    assert asyncio.run(play_random_games(env_id, GAMES_PER_ENV)) == GAMES_PER_ENV
 
 
 def test_agents_play_their_seats_and_a_watched_game_runs_to_its_end():

@@ -163,7 +163,7 @@ def create_app(
     async def show_table(request: Request) -> Response:
         table = tables.get("table", request.path_params["id"])
         viewer, show = viewer_of(request), shown(request)
-        return JSONResponse(await run_in_threadpool(_locked, table, table_view, table, viewer, show))
+        return JSONResponse(_at_once(table, table_view, table, viewer, show))
 
     async def play(request: Request) -> Response:
         table = tables.get("table", request.path_params["id"])
@@ -179,7 +179,7 @@ def create_app(
             table.play(seat, payload["action"])
             return table_view(table, seat if viewer is None else viewer, show)
 
-        return JSONResponse(await run_in_threadpool(_locked, table, act))
+        return JSONResponse(_at_once(table, act))
 
     async def advance(request: Request) -> Response:
         table = tables.get("table", request.path_params["id"])
@@ -230,7 +230,7 @@ def create_app(
     async def frame(request: Request) -> Response:
         view = tables.get("replay", request.path_params["id"])
         picture, moves_from = shown(request)
-        return JSONResponse(await run_in_threadpool(_locked, view, view.frame, request.path_params["k"], picture, moves_from))
+        return JSONResponse(_at_once(view, view.frame, request.path_params["k"], picture, moves_from))
 
     async def refused(request: Request, exc: Exception) -> Response:
         status = getattr(exc, "status", 400)
@@ -265,9 +265,22 @@ def create_app(
 
 
 def _locked(item, function, *args):
-    """``function(*args)`` holding ``item``'s lock: one request at a time changes a game."""
+    """``function(*args)`` holding ``item``'s lock: one request at a time changes a game. Work
+    that may take long (an agent's decision, loading an agent or a replay) runs so in a worker
+    thread."""
     with item.lock:
         return function(*args)
+
+
+def _at_once(item, function, *args):
+    """``function(*args)`` now, in the event loop (a human's move, a view: milliseconds), or a
+    409 while a worker thread holds ``item`` (an agent is deciding): the loop never waits on it."""
+    if not item.lock.acquire(blocking=False):
+        raise WebError("this game is busy (an agent is deciding); ask again in a moment", 409)
+    try:
+        return function(*args)
+    finally:
+        item.lock.release()
 
 
 async def _body(request, limit: int) -> bytes:
