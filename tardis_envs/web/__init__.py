@@ -22,7 +22,7 @@ JavaScript, nothing to build) talks to a small JSON API over the same env kernel
 ==========================================  ====================================================
 
 Every refused request gets a 4xx with ``{"error": "<one line>"}`` (an unknown game or table
-404, an illegal or out-of-turn move 400/409, a malformed replay 400, an upload over
+404, an illegal move 400, a move out of turn or while an agent of that game decides 409, a malformed replay 400, an upload over
 :data:`tardis_envs.replay.MAX_FILE_BYTES` 413, no room for another game 503) and the server
 goes on serving. Requests must name this machine as their host (a page of another site
 cannot reach the app through DNS tricks) and send JSON as ``application/json``. Agents that
