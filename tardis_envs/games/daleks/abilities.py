@@ -16,22 +16,24 @@ from ...core.state import RUNNING, STATUS
 from .anomalies import apply_effect, first_task
 from .common import add_sonic, challenge_met, daleks_fighting, discard_card, roll_die, supply_left
 from .content import (
-    AB_COLOUR,
-    AB_COST,
-    AB_COUNT,
-    AB_COUNT2,
-    AB_EFFECT,
-    AB_EFFECT2,
-    AB_GROUP,
-    AB_MODE,
-    AB_OWNER,
-    AB_OWNER_KIND,
-    AB_SYMBOL,
-    AB_TIMING,
-    AB_WITH_DOCTOR,
+    ABILITY_COLOUR,
+    ABILITY_COST,
+    ABILITY_COUNT,
+    ABILITY_COUNT2,
+    ABILITY_EFFECT,
+    ABILITY_EFFECT2,
     ABILITY_FIELDS,
+    ABILITY_GROUP,
+    ABILITY_MODE,
+    ABILITY_OWNER,
+    ABILITY_OWNER_KIND,
+    ABILITY_SYMBOL,
+    ABILITY_TIMING,
+    ABILITY_WITH_DOCTOR,
     BLACK,
+    CARD_COST,
     CARD_FIELDS,
+    CARD_TYPE,
     COLOUR_ANY,
     COLOUR_COLOURED,
     CT_EQUIPMENT,
@@ -45,8 +47,6 @@ from .content import (
     E_REROLL,
     E_SWAP_RANDOM_CARD,
     E_TRADE_EQUIPMENT,
-    K_COST,
-    K_TYPE,
     NUM_COLOURS,
     OWN_CARD,
     OWN_COMPANION,
@@ -100,7 +100,7 @@ COND_TIME_LOCKED = 2
 
 
 @njit
-def ab(tables, r, f):
+def ability_field(tables, r, f):
     return tables[T_ABILITIES + r * ABILITY_FIELDS + f]
 
 
@@ -112,18 +112,21 @@ def card_field(tables, c, f):
 @njit
 def from_hand(tables, r):
     """A row of an Event or Transfer card: played from the hand (and discarded / given)."""
-    return ab(tables, r, AB_OWNER_KIND) == OWN_CARD and card_field(tables, ab(tables, r, AB_OWNER), K_TYPE) != CT_EQUIPMENT
+    return (
+        ability_field(tables, r, ABILITY_OWNER_KIND) == OWN_CARD
+        and card_field(tables, ability_field(tables, r, ABILITY_OWNER), CARD_TYPE) != CT_EQUIPMENT
+    )
 
 
 @njit
 def holds(state, tables, seat, r):
-    kind = ab(tables, r, AB_OWNER_KIND)
-    owner = ab(tables, r, AB_OWNER)
+    kind = ability_field(tables, r, ABILITY_OWNER_KIND)
+    owner = ability_field(tables, r, ABILITY_OWNER)
     if kind == OWN_DOCTOR:
         return state[DOCTOR + seat] == owner
     if kind == OWN_COMPANION:
         return state[COMPANION_PLACE + owner] == seat
-    if card_field(tables, owner, K_TYPE) == CT_EQUIPMENT:
+    if card_field(tables, owner, CARD_TYPE) == CT_EQUIPMENT:
         return state[CARD_PLACE + owner] == PLACE_INSTALLED + seat
     return state[CARD_PLACE + owner] == seat
 
@@ -131,9 +134,9 @@ def holds(state, tables, seat, r):
 @njit
 def sonic_cost(tables, r):
     """Sonic paid to use the row: its own cost, plus the card's cost when played from hand."""
-    cost = ab(tables, r, AB_COST)
+    cost = ability_field(tables, r, ABILITY_COST)
     if from_hand(tables, r):
-        cost += card_field(tables, ab(tables, r, AB_OWNER), K_COST)
+        cost += card_field(tables, ability_field(tables, r, ABILITY_OWNER), CARD_COST)
     return cost
 
 
@@ -159,21 +162,21 @@ def die_fits(state, tables, r, d, own_pool):
         return False
     if own_pool >= 0 and pool_of_die(d) != own_pool:
         return False
-    want = ab(tables, r, AB_COLOUR)
+    want = ability_field(tables, r, ABILITY_COLOUR)
     if want == COLOUR_COLOURED:
         if colour == BLACK:
             return False
     elif want != COLOUR_ANY and want != colour:
         return False
-    if ab(tables, r, AB_EFFECT) == E_REROLL:
+    if ability_field(tables, r, ABILITY_EFFECT) == E_REROLL:
         return ((state[FACE_CHANGED] >> pool_of_die(d)) & 1) == 0
-    return state[DIE_FACE + d] != ab(tables, r, AB_SYMBOL)
+    return state[DIE_FACE + d] != ability_field(tables, r, ABILITY_SYMBOL)
 
 
 @njit
 def reach(tables, r, own_pool):
     """Dice a row acts on: any pool for Any Adventure / Anytime cards, else its owner's."""
-    timing = ab(tables, r, AB_TIMING)
+    timing = ability_field(tables, r, ABILITY_TIMING)
     if timing == TM_ANY_ADVENTURE or timing == TM_ANYTIME:
         return -1
     return own_pool
@@ -201,15 +204,15 @@ def usable_if_held(state, tables, seat, r, ctx, pool):
     """Row ``r`` could be used by ``seat`` now if ``seat`` held its card: everything
     :func:`usable` asks but who holds it (which asks whether a card in a hidden hand
     could give its holder a choice)."""
-    if state[USED + ab(tables, r, AB_GROUP)]:
+    if state[USED + ability_field(tables, r, ABILITY_GROUP)]:
         return False
-    with_doctor = ab(tables, r, AB_WITH_DOCTOR)
+    with_doctor = ability_field(tables, r, ABILITY_WITH_DOCTOR)
     if with_doctor >= 0 and state[DOCTOR + seat] != with_doctor:
         return False
     if state[SONIC + seat] < sonic_cost(tables, r):
         return False
-    timing = ab(tables, r, AB_TIMING)
-    effect = ab(tables, r, AB_EFFECT)
+    timing = ability_field(tables, r, ABILITY_TIMING)
+    effect = ability_field(tables, r, ABILITY_EFFECT)
     if effect == E_TRADE_EQUIPMENT or effect == E_SWAP_RANDOM_CARD:
         return False  # their own actions (they need a target)
     if timing == TM_PASSIVE:
@@ -229,7 +232,7 @@ def usable_if_held(state, tables, seat, r, ctx, pool):
             return first_task(state, tables, False) >= 0
         return True
     if ctx == CTX_POOL:
-        colour = ab(tables, r, AB_COLOUR)
+        colour = ability_field(tables, r, ABILITY_COLOUR)
         if effect == E_ADD_DIE:
             return supply_left(state, tables, colour, pool) > 0
         if effect == E_FOCUS:
@@ -252,11 +255,11 @@ def spend(state, tables, seat, r):
     """Pay for row ``r``, mark its group used, and move a played card on: an Event to
     the discard pile, a Transfer to wait for its recipient (solo: the discard pile)."""
     add_sonic(state, seat, -sonic_cost(tables, r))
-    state[USED + ab(tables, r, AB_GROUP)] = 1
+    state[USED + ability_field(tables, r, ABILITY_GROUP)] = 1
     if from_hand(tables, r):
-        c = ab(tables, r, AB_OWNER)
+        c = ability_field(tables, r, ABILITY_OWNER)
         discard_card(state, c)
-        if card_field(tables, c, K_TYPE) == CT_TRANSFER and tables[T_NUM_PLAYERS] > 1:
+        if card_field(tables, c, CARD_TYPE) == CT_TRANSFER and tables[T_NUM_PLAYERS] > 1:
             state[GIVE_CARD] = c
             state[CARD_PLACE + c] = PLACE_GIVING  # not in the discard pile a draw could reshuffle
 
@@ -284,15 +287,15 @@ def reroll_die(state, d):
 def activate(state, tables, seat, r, pool, ret):
     """Use row ``r`` (already checked usable). Dice choices go through ``S_SELECT``."""
     spend(state, tables, seat, r)
-    effect = ab(tables, r, AB_EFFECT)
+    effect = ability_field(tables, r, ABILITY_EFFECT)
     if effect == E_ADD_DIE:
-        colour = ab(tables, r, AB_COLOUR)
-        n = min(ab(tables, r, AB_COUNT), supply_left(state, tables, colour, pool))
+        colour = ability_field(tables, r, ABILITY_COLOUR)
+        n = min(ability_field(tables, r, ABILITY_COUNT), supply_left(state, tables, colour, pool))
         state[POOL + pool * NUM_COLOURS + colour] += n
     elif effect == E_FOCUS:
         state[POOL + pool * NUM_COLOURS + BLACK] -= 1
-        state[POOL + pool * NUM_COLOURS + ab(tables, r, AB_COLOUR)] += 1
-    elif effect == E_REROLL and ab(tables, r, AB_MODE) == RM_ALL:
+        state[POOL + pool * NUM_COLOURS + ability_field(tables, r, ABILITY_COLOUR)] += 1
+    elif effect == E_REROLL and ability_field(tables, r, ABILITY_MODE) == RM_ALL:
         restrict = reach(tables, r, pool)
         for d in range(MAX_DICE):
             if die_fits(state, tables, r, d, restrict):
@@ -301,17 +304,23 @@ def activate(state, tables, seat, r, pool, ret):
             ret = S_RESOLVE
     elif effect == E_REROLL or effect == E_CHANGE_FACE:
         state[SEL_ABILITY] = r
-        state[SEL_LEFT] = ab(tables, r, AB_COUNT) if effect == E_REROLL else 1
+        state[SEL_LEFT] = ability_field(tables, r, ABILITY_COUNT) if effect == E_REROLL else 1
         state[SEL_MASK] = 0
         state[SEL_SEAT] = seat
         state[RETURN_STAGE] = ret
         state[STAGE] = S_SELECT
         return
     else:  # instant effects (Prepare): both of the card's effects
-        apply_effect(state, tables, seat, effect, ab(tables, r, AB_COUNT), state[AT_SLOT + seat], state[AT_ZONE + seat])
+        apply_effect(state, tables, seat, effect, ability_field(tables, r, ABILITY_COUNT), state[AT_SLOT + seat], state[AT_ZONE + seat])
         if state[STATUS] == RUNNING:
             apply_effect(
-                state, tables, seat, ab(tables, r, AB_EFFECT2), ab(tables, r, AB_COUNT2), state[AT_SLOT + seat], state[AT_ZONE + seat]
+                state,
+                tables,
+                seat,
+                ability_field(tables, r, ABILITY_EFFECT2),
+                ability_field(tables, r, ABILITY_COUNT2),
+                state[AT_SLOT + seat],
+                state[AT_ZONE + seat],
             )
     finish(state, tables, seat, ret)
 
@@ -325,7 +334,7 @@ def selection_pool(state, tables, seat, own_pool):
 def complete_selection(state, tables, seat, own_pool):
     """Re-roll the chosen dice (or, for a face change, it was applied on choosing)."""
     r = state[SEL_ABILITY]
-    if ab(tables, r, AB_EFFECT) == E_REROLL:
+    if ability_field(tables, r, ABILITY_EFFECT) == E_REROLL:
         for d in range(MAX_DICE):
             if (state[SEL_MASK] >> d) & 1:
                 reroll_die(state, d)
@@ -340,8 +349,8 @@ def complete_selection(state, tables, seat, own_pool):
 @njit
 def select_die(state, tables, seat, own_pool, d):
     r = state[SEL_ABILITY]
-    if ab(tables, r, AB_EFFECT) == E_CHANGE_FACE:
-        state[DIE_FACE + d] = ab(tables, r, AB_SYMBOL)
+    if ability_field(tables, r, ABILITY_EFFECT) == E_CHANGE_FACE:
+        state[DIE_FACE + d] = ability_field(tables, r, ABILITY_SYMBOL)
         state[FACE_CHANGED] |= 1 << pool_of_die(d)
         complete_selection(state, tables, seat, own_pool)
         return

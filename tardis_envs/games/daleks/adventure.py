@@ -41,16 +41,16 @@ from .common import (
     supply_left,
 )
 from .content import (
-    C_DICE,
-    C_LINKS,
+    CARD_DICE,
     CARD_FIELDS,
+    COMPANION_DICE,
     COMPANION_FIELDS,
-    D_DICE,
-    D_LINKED,
+    COMPANION_LINKS,
     DILEMMA_FIELDS,
     DL_LINKS,
+    DOCTOR_DICE,
     DOCTOR_FIELDS,
-    K_DICE,
+    DOCTOR_LINKED,
     NUM_CARDS,
     NUM_COLOURS,
     NUM_COMPANIONS,
@@ -121,10 +121,10 @@ def recruit_options(state, tables):
     slot = state[ADV_SLOT]
     kind = state[SLOT_KIND + slot]
     decks = 1 if kind == SLOT_EARTH else (3 if kind == SLOT_ANOMALY else 2)
-    links = np.int64(1) << np.int64(tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + D_LINKED])
+    links = np.int64(1) << np.int64(tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + DOCTOR_LINKED])
     for k in range(NUM_COMPANIONS):
         if state[COMPANION_PLACE + k] == seat:
-            links |= tables[T_COMPANIONS + k * COMPANION_FIELDS + C_LINKS]
+            links |= tables[T_COMPANIONS + k * COMPANION_FIELDS + COMPANION_LINKS]
     place_links = 0
     if kind == 2:
         place_links |= tables[T_LOCATION_LINKS + state[SLOT_ID + slot]]
@@ -266,13 +266,13 @@ def gather(state, tables):
     if b == 0:  # anomalies drawn since arrival may have changed what is in force
         state[ADV_CONDITIONS] = conditions_here(state, tables, state[ADV_SLOT], state[ADV_ZONE])
     for c in range(NUM_COLOURS):
-        n = tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + D_DICE + c]
+        n = tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + DOCTOR_DICE + c]
         for k in range(NUM_COMPANIONS):
             if state[COMPANION_PLACE + k] == seat:
-                n += tables[T_COMPANIONS + k * COMPANION_FIELDS + C_DICE + c]
+                n += tables[T_COMPANIONS + k * COMPANION_FIELDS + COMPANION_DICE + c]
         for card in range(NUM_CARDS):
             if state[CARD_PLACE + card] == PLACE_INSTALLED + seat:
-                n += tables[T_CARDS + card * CARD_FIELDS + K_DICE + c]
+                n += tables[T_CARDS + card * CARD_FIELDS + CARD_DICE + c]
         state[POOL + b * NUM_COLOURS + c] = 0
         state[POOL + b * NUM_COLOURS + c] = min(n, supply_left(state, tables, c, b))
     state[STAGE] = S_POOL

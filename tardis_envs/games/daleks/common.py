@@ -12,7 +12,7 @@ from .content import (
     AN_IMPRISON_COLOUR,
     AN_ONGOING,
     ANOMALY_FIELDS,
-    C_DECK,
+    COMPANION_DECK,
     COMPANION_FIELDS,
     DICE_SUPPLY,
     DIE_FACES,
@@ -245,7 +245,7 @@ def remove_companion(state, seat, companion, to_place):
 
 @njit
 def companion_deck(tables, companion):
-    return tables[T_COMPANIONS + companion * COMPANION_FIELDS + C_DECK]
+    return tables[T_COMPANIONS + companion * COMPANION_FIELDS + COMPANION_DECK]
 
 
 @njit

@@ -158,38 +158,38 @@ T_EARTH_SPACE = 6
 T_SEAT_DOCTOR = 8  # 4: doctor card of each seat at the start
 T_MARKERS = 12  # 5: Time Anomaly marker spaces (-1 none)
 T_DOCTORS = 20
-D_DICE = 0  # 4 colours
-D_LINKED = 4
-D_REGENERATION = 5
-D_FIRST_TRAVEL = 6
-D_DISCOUNT = 7
+DOCTOR_DICE = 0  # 4 colours
+DOCTOR_LINKED = 4
+DOCTOR_REGENERATION = 5
+DOCTOR_FIRST_TRAVEL = 6
+DOCTOR_DISCOUNT = 7
 DOCTOR_FIELDS = 8
 T_COMPANIONS = T_DOCTORS + NUM_DOCTORS * DOCTOR_FIELDS
-C_DECK = 0  # 0 earth, 1 alien
-C_DICE = 1  # 4
-C_LINKS = 5  # bitmask over companions (groups expanded)
+COMPANION_DECK = 0  # 0 earth, 1 alien
+COMPANION_DICE = 1  # 4
+COMPANION_LINKS = 5  # bitmask over companions (groups expanded)
 COMPANION_FIELDS = 6
 T_CARDS = T_COMPANIONS + NUM_COMPANIONS * COMPANION_FIELDS
-K_TYPE = 0
-K_COST = 1
-K_TIMING = 2
-K_DICE = 3  # 4: passive add_die of an installed Equipment card
-K_ACTIVE = 7  # 1 if it has an ability row (an effect that is used, not passive)
+CARD_TYPE = 0
+CARD_COST = 1
+CARD_TIMING = 2
+CARD_DICE = 3  # 4: passive add_die of an installed Equipment card
+CARD_ACTIVE = 7  # 1 if it has an ability row (an effect that is used, not passive)
 CARD_FIELDS = 8
 T_ABILITIES = T_CARDS + NUM_CARDS * CARD_FIELDS
-AB_OWNER_KIND = 0
-AB_OWNER = 1
-AB_TIMING = 2
-AB_EFFECT = 3
-AB_COLOUR = 4
-AB_COUNT = 5
-AB_MODE = 6
-AB_SYMBOL = 7
-AB_COST = 8
-AB_WITH_DOCTOR = 9  # doctor card id or -1
-AB_GROUP = 10  # row whose used-flag this row shares (alternatives)
-AB_EFFECT2 = 11  # a second, instant effect of the same card (or E_NONE)
-AB_COUNT2 = 12
+ABILITY_OWNER_KIND = 0
+ABILITY_OWNER = 1
+ABILITY_TIMING = 2
+ABILITY_EFFECT = 3
+ABILITY_COLOUR = 4
+ABILITY_COUNT = 5
+ABILITY_MODE = 6
+ABILITY_SYMBOL = 7
+ABILITY_COST = 8
+ABILITY_WITH_DOCTOR = 9  # doctor card id or -1
+ABILITY_GROUP = 10  # row whose used-flag this row shares (alternatives)
+ABILITY_EFFECT2 = 11  # a second, instant effect of the same card (or E_NONE)
+ABILITY_COUNT2 = 12
 ABILITY_FIELDS = 13
 T_ZONES = T_ABILITIES + MAX_ABILITIES * ABILITY_FIELDS
 Z_CHALLENGE = 0  # 6 symbol counts
@@ -911,54 +911,54 @@ def build_tables(
     names = [c.name for c in content.companions]
     for i, d in enumerate(content.doctors):
         base = T_DOCTORS + i * DOCTOR_FIELDS
-        t[base + D_DICE : base + D_DICE + 4] = d.dice
-        t[base + D_LINKED] = names.index(d.linked)
-        t[base + D_REGENERATION] = d.regeneration
-        t[base + D_FIRST_TRAVEL] = int(any(a.effect.effect == E_FIRST_DOCTOR_TRAVEL for a in d.abilities))
-        t[base + D_DISCOUNT] = sum(a.effect.count for a in d.abilities if a.effect.effect == E_EQUIPMENT_DISCOUNT)
+        t[base + DOCTOR_DICE : base + DOCTOR_DICE + 4] = d.dice
+        t[base + DOCTOR_LINKED] = names.index(d.linked)
+        t[base + DOCTOR_REGENERATION] = d.regeneration
+        t[base + DOCTOR_FIRST_TRAVEL] = int(any(a.effect.effect == E_FIRST_DOCTOR_TRAVEL for a in d.abilities))
+        t[base + DOCTOR_DISCOUNT] = sum(a.effect.count for a in d.abilities if a.effect.effect == E_EQUIPMENT_DISCOUNT)
     for i, c in enumerate(content.companions):
         base = T_COMPANIONS + i * COMPANION_FIELDS
-        t[base + C_DECK] = int(c.deck == "alien")
+        t[base + COMPANION_DECK] = int(c.deck == "alien")
         dice = list(c.dice)
         for a in c.abilities:
             if a.effect.effect == E_ADD_DIE and a.timing == TM_PASSIVE:
                 dice[a.effect.colour] += a.effect.count
-        t[base + C_DICE : base + C_DICE + 4] = dice
-        t[base + C_LINKS] = _link_mask(content, c.links)
+        t[base + COMPANION_DICE : base + COMPANION_DICE + 4] = dice
+        t[base + COMPANION_LINKS] = _link_mask(content, c.links)
     rows = ability_rows(content)
     if len(rows) > MAX_ABILITIES:
         raise ValueError(f"time_of_the_daleks_v2: {len(rows)} ability rows exceed {MAX_ABILITIES}")
     for i, c in enumerate(content.cards):
         base = T_CARDS + i * CARD_FIELDS
-        t[base + K_TYPE] = c.type
-        t[base + K_COST] = c.cost
-        t[base + K_TIMING] = c.timing
+        t[base + CARD_TYPE] = c.type
+        t[base + CARD_COST] = c.cost
+        t[base + CARD_TIMING] = c.timing
         if c.type == CT_EQUIPMENT:
             for e in c.effects:
                 if e.effect == E_ADD_DIE and e.colour != COLOUR_ANY:
-                    t[base + K_DICE + e.colour] += e.count
-        t[base + K_ACTIVE] = int(any(r[0] == OWN_CARD and r[1] == i for r in rows))
+                    t[base + CARD_DICE + e.colour] += e.count
+        t[base + CARD_ACTIVE] = int(any(r[0] == OWN_CARD and r[1] == i for r in rows))
     t[T_NUM_ABILITIES] = len(rows)
     first_of_group: dict = {}
     for r, (kind, owner, effect, timing, cost, with_doctor, colour, group_key) in enumerate(rows):
         base = T_ABILITIES + r * ABILITY_FIELDS
-        t[base + AB_OWNER_KIND] = kind
-        t[base + AB_OWNER] = owner
-        t[base + AB_TIMING] = timing
-        t[base + AB_EFFECT] = effect.effect
-        t[base + AB_COLOUR] = colour
-        t[base + AB_COUNT] = effect.count
-        t[base + AB_MODE] = effect.mode
-        t[base + AB_SYMBOL] = effect.symbol
-        t[base + AB_COST] = cost
-        t[base + AB_WITH_DOCTOR] = -1 if with_doctor is None else DOCTOR_NAMES.index(with_doctor)
-        t[base + AB_GROUP] = first_of_group.setdefault(group_key, r)
-        t[base + AB_EFFECT2] = E_NONE
+        t[base + ABILITY_OWNER_KIND] = kind
+        t[base + ABILITY_OWNER] = owner
+        t[base + ABILITY_TIMING] = timing
+        t[base + ABILITY_EFFECT] = effect.effect
+        t[base + ABILITY_COLOUR] = colour
+        t[base + ABILITY_COUNT] = effect.count
+        t[base + ABILITY_MODE] = effect.mode
+        t[base + ABILITY_SYMBOL] = effect.symbol
+        t[base + ABILITY_COST] = cost
+        t[base + ABILITY_WITH_DOCTOR] = -1 if with_doctor is None else DOCTOR_NAMES.index(with_doctor)
+        t[base + ABILITY_GROUP] = first_of_group.setdefault(group_key, r)
+        t[base + ABILITY_EFFECT2] = E_NONE
         if kind == OWN_CARD:
             card = content.cards[owner]
             if len(card.effects) == 2 and EFFECTS[card.effects[1].effect] not in DICE_EFFECTS:
-                t[base + AB_EFFECT2] = card.effects[1].effect
-                t[base + AB_COUNT2] = card.effects[1].count
+                t[base + ABILITY_EFFECT2] = card.effects[1].effect
+                t[base + ABILITY_COUNT2] = card.effects[1].count
     zones = list(content.earth) + [z for loc in content.locations for z in loc.zones]
     for k, z in enumerate(zones):
         base = T_ZONES + k * ZONE_FIELDS

@@ -24,7 +24,7 @@ from __future__ import annotations
 from ...core.jit import njit
 from .abilities import CTX_MANIP, CTX_WINDOW, activate, complete_selection, reroll_die, select_die, selectable, usable
 from .common import add_sonic, challenge_met, roll_die
-from .content import AB_EFFECT, ABILITY_FIELDS, BLACK, E_REROLL, NUM_COLOURS, NUM_SYMBOLS, T_ABILITIES, T_NUM_ABILITIES, T_NUM_PLAYERS
+from .content import ABILITY_EFFECT, ABILITY_FIELDS, BLACK, E_REROLL, NUM_COLOURS, NUM_SYMBOLS, T_ABILITIES, T_NUM_ABILITIES, T_NUM_PLAYERS
 from .layout import (
     A_ABILITY,
     A_BLACK_REROLL,
@@ -180,7 +180,7 @@ def manipulate_apply(state, tables, action):
     elif action < A_SELECT:
         r = action - A_ABILITY
         activate(state, tables, seat, r, p, S_MANIPULATE)
-        if tables[T_ABILITIES + r * ABILITY_FIELDS + AB_EFFECT] == E_REROLL:
+        if tables[T_ABILITIES + r * ABILITY_FIELDS + ABILITY_EFFECT] == E_REROLL:
             after_reroll(state, tables)
     elif action < A_SONIC_FACE:
         add_sonic(state, seat, -2)
@@ -209,7 +209,7 @@ def select_mask(state, tables, out):
         if selectable(state, tables, pool, d):
             out[A_SELECT + d] = 1
     r = state[SEL_ABILITY]
-    if state[SEL_MASK] != 0 and tables[T_ABILITIES + r * ABILITY_FIELDS + AB_EFFECT] == E_REROLL:
+    if state[SEL_MASK] != 0 and tables[T_ABILITIES + r * ABILITY_FIELDS + ABILITY_EFFECT] == E_REROLL:
         out[A_COMMIT] = 1
 
 
@@ -218,7 +218,7 @@ def select_apply(state, tables, action):
     seat = state[SEL_SEAT]
     pool = own_pool(state, seat)
     r = state[SEL_ABILITY]
-    reroll = tables[T_ABILITIES + r * ABILITY_FIELDS + AB_EFFECT] == E_REROLL
+    reroll = tables[T_ABILITIES + r * ABILITY_FIELDS + ABILITY_EFFECT] == E_REROLL
     if action == A_COMMIT:
         complete_selection(state, tables, seat, pool)
     else:

@@ -10,16 +10,16 @@ from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES
 from . import ENV_ID, batch, check, heuristic, hidden, rules
 from . import layout as L
 from .content import (
-    AB_COLOUR,
-    AB_COUNT,
-    AB_COUNT2,
-    AB_EFFECT,
-    AB_EFFECT2,
-    AB_MODE,
-    AB_OWNER,
-    AB_OWNER_KIND,
-    AB_SYMBOL,
+    ABILITY_COLOUR,
+    ABILITY_COUNT,
+    ABILITY_COUNT2,
+    ABILITY_EFFECT,
+    ABILITY_EFFECT2,
     ABILITY_FIELDS,
+    ABILITY_MODE,
+    ABILITY_OWNER,
+    ABILITY_OWNER_KIND,
+    ABILITY_SYMBOL,
     ANOMALY_KINDS,
     COLOURS,
     CONDITIONS,
@@ -209,11 +209,11 @@ class TimeOfTheDaleks(Game):
         return d
 
     # --- names ------------------------------------------------------------------------
-    def ab(self, r: int, field: int) -> int:
+    def ability_field(self, r: int, field: int) -> int:
         return int(self.tables[T_ABILITIES + r * ABILITY_FIELDS + field])
 
     def owner_name(self, r: int) -> str:
-        kind, owner = self.ab(r, AB_OWNER_KIND), self.ab(r, AB_OWNER)
+        kind, owner = self.ability_field(r, ABILITY_OWNER_KIND), self.ability_field(r, ABILITY_OWNER)
         if kind == OWN_DOCTOR:
             return self.content.doctors[owner].name
         if kind == OWN_COMPANION:
@@ -222,10 +222,14 @@ class TimeOfTheDaleks(Game):
 
     def ability_words(self, r: int) -> str:
         words = _effect_words(
-            self.ab(r, AB_EFFECT), self.ab(r, AB_COUNT), self.ab(r, AB_COLOUR), self.ab(r, AB_MODE), self.ab(r, AB_SYMBOL)
+            self.ability_field(r, ABILITY_EFFECT),
+            self.ability_field(r, ABILITY_COUNT),
+            self.ability_field(r, ABILITY_COLOUR),
+            self.ability_field(r, ABILITY_MODE),
+            self.ability_field(r, ABILITY_SYMBOL),
         )
-        if self.ab(r, AB_EFFECT2):
-            words += " and " + _effect_words(self.ab(r, AB_EFFECT2), self.ab(r, AB_COUNT2))
+        if self.ability_field(r, ABILITY_EFFECT2):
+            words += " and " + _effect_words(self.ability_field(r, ABILITY_EFFECT2), self.ability_field(r, ABILITY_COUNT2))
         return words
 
     def _ability_names(self) -> list[str]:
@@ -235,8 +239,8 @@ class TimeOfTheDaleks(Game):
             if r >= int(self.tables[T_NUM_ABILITIES]):
                 names.append(f"ability row {r + 1} (unused)")
                 continue
-            kind = self.ab(r, AB_OWNER_KIND)
-            verb = "play" if kind == OWN_CARD and self.content.cards[self.ab(r, AB_OWNER)].type != 0 else "use"
+            kind = self.ability_field(r, ABILITY_OWNER_KIND)
+            verb = "play" if kind == OWN_CARD and self.content.cards[self.ability_field(r, ABILITY_OWNER)].type != 0 else "use"
             text = f"{verb} {self.owner_name(r)}: {self.ability_words(r)}".lower()
             seen[text] = seen.get(text, 0) + 1
             names.append(text if seen[text] == 1 else f"{text} ({seen[text]})")

@@ -39,7 +39,7 @@ from ...core.rng import hash_words
 from ...core.sampling import count_legal, nth_legal
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TRUNCATED
 from . import layout as L
-from .abilities import ab, card_field, from_hand, holds, sonic_cost
+from .abilities import ability_field, card_field, from_hand, holds, sonic_cost
 from .adventure import pool_limit
 from .common import (
     daleks_fighting,
@@ -51,29 +51,31 @@ from .common import (
     zone_record,
 )
 from .content import (
-    AB_COLOUR,
-    AB_COUNT,
-    AB_EFFECT,
-    AB_MODE,
-    AB_SYMBOL,
-    AB_TIMING,
+    ABILITY_COLOUR,
+    ABILITY_COUNT,
+    ABILITY_EFFECT,
+    ABILITY_MODE,
+    ABILITY_SYMBOL,
+    ABILITY_TIMING,
     AN_CHALLENGE,
     AN_FAIL,
     AN_REWARD,
     ANOMALY_FIELDS,
     BLACK,
-    C_DICE,
+    CARD_COST,
+    CARD_DICE,
     CARD_FIELDS,
     COLOUR_ANY,
     COLOUR_COLOURED,
+    COMPANION_DICE,
     COMPANION_FIELDS,
-    D_DICE,
     DICE_SUPPLY,
     DIE_FACES,
     DILEMMA_FIELDS,
     DL_CONDITIONS,
     DL_NUM_OPTIONS,
     DL_OPTIONS,
+    DOCTOR_DICE,
     DOCTOR_FIELDS,
     E_CHANGE_FACE,
     E_DISCARD_CARDS,
@@ -90,8 +92,6 @@ from .content import (
     E_PROGRESS,
     E_REMOVE_DALEK,
     E_REROLL,
-    K_COST,
-    K_DICE,
     MAX_EFFECTS,
     NUM_CARDS,
     NUM_COMPANIONS,
@@ -147,13 +147,13 @@ def colour_score(colour, need):
 def starting_dice(state, tables, seat, out):
     """The dice of the Doctor, its Companions and its Equipment (before Focus)."""
     for c in range(4):
-        n = tables[T_DOCTORS + state[L.DOCTOR + seat] * DOCTOR_FIELDS + D_DICE + c]
+        n = tables[T_DOCTORS + state[L.DOCTOR + seat] * DOCTOR_FIELDS + DOCTOR_DICE + c]
         for k in range(NUM_COMPANIONS):
             if state[L.COMPANION_PLACE + k] == seat:
-                n += tables[T_COMPANIONS + k * COMPANION_FIELDS + C_DICE + c]
+                n += tables[T_COMPANIONS + k * COMPANION_FIELDS + COMPANION_DICE + c]
         for card in range(NUM_CARDS):
             if state[L.CARD_PLACE + card] == L.PLACE_INSTALLED + seat:
-                n += tables[T_CARDS + card * CARD_FIELDS + K_DICE + c]
+                n += tables[T_CARDS + card * CARD_FIELDS + CARD_DICE + c]
         out[c] = n
 
 
@@ -187,9 +187,9 @@ def plan_pool(state, tables, seat, need, limit, exterminated, taken, out):
             out[c] = max(left, 0)
     black_score = colour_score(BLACK, need)
     for r in range(tables[T_NUM_ABILITIES]):
-        if ab(tables, r, AB_EFFECT) != E_FOCUS or not holds(state, tables, seat, r):
+        if ability_field(tables, r, ABILITY_EFFECT) != E_FOCUS or not holds(state, tables, seat, r):
             continue
-        c = ab(tables, r, AB_COLOUR)
+        c = ability_field(tables, r, ABILITY_COLOUR)
         if out[BLACK] > 0 and colour_score(c, need) > black_score and out[c] < DICE_SUPPLY[c] - imprisoned(state, tables, c) - taken[c]:
             out[BLACK] -= 1
             out[c] += 1
@@ -417,7 +417,7 @@ def travel_choice(state, tables, weights, mask, seat):
 def companion_strength(tables, k):
     n = 0
     for c in range(4):
-        n += tables[T_COMPANIONS + k * COMPANION_FIELDS + C_DICE + c]
+        n += tables[T_COMPANIONS + k * COMPANION_FIELDS + COMPANION_DICE + c]
     return n
 
 
@@ -571,12 +571,12 @@ def pool_choice(state, tables, weights, mask, seat):
         if not mask[L.A_ABILITY + r]:
             continue
         trial[:] = own
-        colour = ab(tables, r, AB_COLOUR)
-        if ab(tables, r, AB_EFFECT) == E_FOCUS:
+        colour = ability_field(tables, r, ABILITY_COLOUR)
+        if ability_field(tables, r, ABILITY_EFFECT) == E_FOCUS:
             trial[BLACK] -= 1
             trial[colour] += 1
         else:
-            trial[colour] += ab(tables, r, AB_COUNT)
+            trial[colour] += ability_field(tables, r, ABILITY_COUNT)
         trim(trial, need, limit)
         gain = (pool_odds(state, tables, trial, other, need, exterminations) - base) * stake
         gain -= sonic_cost(tables, r) * weights[W_SONIC] + (weights[W_CARD] if from_hand(tables, r) else 0.0)
@@ -657,7 +657,7 @@ def potential(state, need, own_pool):
 
 @njit
 def fits(tables, r, colour):
-    want = ab(tables, r, AB_COLOUR)
+    want = ability_field(tables, r, ABILITY_COLOUR)
     if want == COLOUR_ANY:
         return True
     if want == COLOUR_COLOURED:
@@ -667,7 +667,7 @@ def fits(tables, r, colour):
 
 @njit
 def reach_pool(tables, r, own_pool):
-    timing = ab(tables, r, AB_TIMING)
+    timing = ability_field(tables, r, ABILITY_TIMING)
     return -1 if timing == 3 or timing == 4 else own_pool
 
 
@@ -695,7 +695,7 @@ def reroll_pick(state, tables, r, need, own_pool, limit):
 @njit
 def change_pick(state, tables, r, need, own_pool):
     """(die, odds) of the best die for a face-change icon."""
-    symbol = ab(tables, r, AB_SYMBOL)
+    symbol = ability_field(tables, r, ABILITY_SYMBOL)
     area = reach_pool(tables, r, own_pool)
     best = -1
     best_p = -1.0
@@ -756,9 +756,9 @@ def manipulate_choice(state, tables, weights, mask, seat, own_pool):
         if not mask[a]:
             continue
         spend = sonic_cost(tables, r) * sonic + (weights[W_CARD] if from_hand(tables, r) else 0.0)
-        effect = ab(tables, r, AB_EFFECT)
+        effect = ability_field(tables, r, ABILITY_EFFECT)
         if effect == E_REROLL:
-            if ab(tables, r, AB_MODE) == RM_ALL:
+            if ability_field(tables, r, ABILITY_MODE) == RM_ALL:
                 pick = 0
                 area = reach_pool(tables, r, own_pool)
                 for d in range(L.MAX_DICE):
@@ -766,13 +766,13 @@ def manipulate_choice(state, tables, weights, mask, seat, own_pool):
                     if colour >= 0 and fits(tables, r, colour) and (area < 0 or d // L.POOL_DICE == area):
                         pick |= 1 << d
             else:
-                pick = reroll_pick(state, tables, r, need, own_pool, ab(tables, r, AB_COUNT))
+                pick = reroll_pick(state, tables, r, need, own_pool, ability_field(tables, r, ABILITY_COUNT))
             if pick == 0:
                 continue
             scores[a] = odds_rerolling(state, need, pick) * stake - spend - weights[W_SPEND] * 0.5
         elif effect == E_CHANGE_FACE:
             d, p = change_pick(state, tables, r, need, own_pool)
-            if d >= 0 and need[ab(tables, r, AB_SYMBOL)] > 0:
+            if d >= 0 and need[ability_field(tables, r, ABILITY_SYMBOL)] > 0:
                 scores[a] = p * stake - spend - weights[W_SPEND] * 0.5
     return best_of(scores, mask)
 
@@ -782,7 +782,7 @@ def select_choice(state, tables, weights, mask, seat, own_pool):
     need = np.zeros(NUM_SYMBOLS, dtype=np.int64)
     challenge_need(state, need)
     r = state[L.SEL_ABILITY]
-    if ab(tables, r, AB_EFFECT) == E_CHANGE_FACE:
+    if ability_field(tables, r, ABILITY_EFFECT) == E_CHANGE_FACE:
         d, _ = change_pick(state, tables, r, need, own_pool)
         if d >= 0 and mask[L.A_SELECT + d]:
             return L.A_SELECT + d
@@ -806,7 +806,7 @@ def cheapest_card(state, tables, mask, seat):
     best_cost = 1e9
     for c in range(NUM_CARDS):
         if mask[L.A_DISCARD_CARD + c]:
-            cost = float(card_field(tables, c, K_COST))
+            cost = float(card_field(tables, c, CARD_COST))
             if cost < best_cost:
                 best_cost = cost
                 best = L.A_DISCARD_CARD + c
@@ -882,9 +882,9 @@ def prepare_choice(state, tables, weights, mask, seat):
     for r in range(tables[T_NUM_ABILITIES]):
         if not mask[L.A_ABILITY + r]:
             continue
-        effect = ab(tables, r, AB_EFFECT)
+        effect = ability_field(tables, r, ABILITY_EFFECT)
         value = 0.0
-        count = ab(tables, r, AB_COUNT)
+        count = ability_field(tables, r, ABILITY_COUNT)
         if effect == E_MOVE_TARDIS:
             value = weights[W_TARDIS] * count
         elif effect == E_MOVE_SHIP:
@@ -906,7 +906,7 @@ def prepare_choice(state, tables, weights, mask, seat):
         if mask[L.A_INSTALL + c]:
             dice = 0
             for k in range(4):
-                dice += card_field(tables, c, K_DICE + k)
+                dice += card_field(tables, c, CARD_DICE + k)
             if dice > best_dice:
                 best_dice = dice
                 best = L.A_INSTALL + c

@@ -16,22 +16,22 @@ from __future__ import annotations
 from ...core.jit import njit
 from ...core.rng import rng_below
 from ...core.state import RNG_KEY
-from .abilities import CTX_PREPARE, ab, activate, card_field, holds, sonic_cost, usable
+from .abilities import CTX_PREPARE, ability_field, activate, card_field, holds, sonic_cost, usable
 from .common import add_sonic, clear_adventure, discard_card, equipment_slot_of, hand_size, remove_companion
 from .content import (
-    AB_COST,
-    AB_EFFECT,
-    AB_GROUP,
-    AB_OWNER,
-    AB_OWNER_KIND,
-    AB_TIMING,
+    ABILITY_COST,
+    ABILITY_EFFECT,
+    ABILITY_GROUP,
+    ABILITY_OWNER,
+    ABILITY_OWNER_KIND,
+    ABILITY_TIMING,
+    CARD_COST,
+    CARD_TYPE,
     CT_EQUIPMENT,
-    D_DISCOUNT,
+    DOCTOR_DISCOUNT,
     DOCTOR_FIELDS,
     E_SWAP_RANDOM_CARD,
     E_TRADE_EQUIPMENT,
-    K_COST,
-    K_TYPE,
     MAX_ABILITIES,
     NUM_CARDS,
     NUM_COMPANIONS,
@@ -72,7 +72,7 @@ from .layout import (
 @njit
 def find_row(tables, effect):
     for r in range(tables[T_NUM_ABILITIES]):
-        if ab(tables, r, AB_EFFECT) == effect:
+        if ability_field(tables, r, ABILITY_EFFECT) == effect:
             return r
     return -1
 
@@ -89,7 +89,7 @@ def turn_start(state, tables):
     state[LAST_TARDIS_DIE] = -1
     add_sonic(state, seat, 2)
     for r in range(tables[T_NUM_ABILITIES]):
-        if ab(tables, r, AB_OWNER_KIND) == OWN_CARD or ab(tables, r, AB_COST) != 0:
+        if ability_field(tables, r, ABILITY_OWNER_KIND) == OWN_CARD or ability_field(tables, r, ABILITY_COST) != 0:
             continue
         if usable(state, tables, seat, r, CTX_PREPARE, -1):
             activate(state, tables, seat, r, -1, S_PREPARE)
@@ -98,7 +98,7 @@ def turn_start(state, tables):
 
 @njit
 def install_cost(state, tables, seat, c):
-    cost = card_field(tables, c, K_COST) - tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + D_DISCOUNT]
+    cost = card_field(tables, c, CARD_COST) - tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + DOCTOR_DISCOUNT]
     return max(cost, 0)
 
 
@@ -111,9 +111,9 @@ def free_equipment_slot(state, seat):
 def special_ready(state, tables, seat, effect, installed):
     """Row of the trade / switch card if ``seat`` may use it now, else -1."""
     r = find_row(tables, effect)
-    if r < 0 or not holds(state, tables, seat, r) or state[USED + ab(tables, r, AB_GROUP)]:
+    if r < 0 or not holds(state, tables, seat, r) or state[USED + ability_field(tables, r, ABILITY_GROUP)]:
         return -1
-    timing = ab(tables, r, AB_TIMING)
+    timing = ability_field(tables, r, ABILITY_TIMING)
     if timing != TM_PREPARE and timing != TM_ANYTIME:
         return -1
     if state[SONIC + seat] < sonic_cost(tables, r):
@@ -129,7 +129,7 @@ def prepare_mask(state, tables, out):
     free = free_equipment_slot(state, seat) >= 0
     for c in range(NUM_CARDS):
         place = state[CARD_PLACE + c]
-        if place == seat and free and card_field(tables, c, K_TYPE) == CT_EQUIPMENT:
+        if place == seat and free and card_field(tables, c, CARD_TYPE) == CT_EQUIPMENT:
             if state[SONIC + seat] >= install_cost(state, tables, seat, c):
                 out[A_INSTALL + c] = 1
         elif place == PLACE_INSTALLED + seat:
@@ -172,9 +172,9 @@ def prepare_apply(state, tables, action):
     elif action < A_SEAT:
         # The Doctor's Library Card: trade it for an Equipment card on another console
         r = special_ready(state, tables, seat, E_TRADE_EQUIPMENT, True)
-        library = ab(tables, r, AB_OWNER)
+        library = ability_field(tables, r, ABILITY_OWNER)
         add_sonic(state, seat, -sonic_cost(tables, r))
-        state[USED + ab(tables, r, AB_GROUP)] = 1
+        state[USED + ability_field(tables, r, ABILITY_GROUP)] = 1
         c = action - A_TRADE
         other = state[CARD_PLACE + c] - PLACE_INSTALLED
         mine = equipment_slot_of(state, seat, library)
@@ -186,9 +186,9 @@ def prepare_apply(state, tables, action):
     else:
         # TARDIS Tune-Up: switch it with a random card of another Doctor's hand
         r = special_ready(state, tables, seat, E_SWAP_RANDOM_CARD, False)
-        tune_up = ab(tables, r, AB_OWNER)
+        tune_up = ability_field(tables, r, ABILITY_OWNER)
         add_sonic(state, seat, -sonic_cost(tables, r))
-        state[USED + ab(tables, r, AB_GROUP)] = 1
+        state[USED + ability_field(tables, r, ABILITY_GROUP)] = 1
         target = (seat + action - A_SEAT + 1) % n
         pick = rng_below(state, RNG_KEY, hand_size(state, target))
         for c in range(NUM_CARDS):

@@ -23,7 +23,7 @@ from ...core.jit import njit, njit_alloc, stack_empty
 from ...core.rewards import clear_rewards
 from ...core.rng import rng_shuffle
 from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS
-from .abilities import CTX_MANIP, CTX_POOL, CTX_PREPARE, ab, card_field, from_hand, sonic_cost, usable_if_held
+from .abilities import CTX_MANIP, CTX_POOL, CTX_PREPARE, ability_field, card_field, from_hand, sonic_cost, usable_if_held
 from .adventure import (
     answer_apply,
     answer_mask,
@@ -42,20 +42,20 @@ from .adventure import (
 )
 from .common import add_companion, clear_adventure, draw_card, fill_zone, hand_size, pop_obligation, truncate
 from .content import (
-    AB_EFFECT,
-    AB_GROUP,
-    AB_OWNER,
-    AB_TIMING,
+    ABILITY_EFFECT,
+    ABILITY_GROUP,
+    ABILITY_OWNER,
+    ABILITY_TIMING,
     AN_ADVANCED,
     ANOMALY_FIELDS,
+    CARD_TYPE,
     CT_EQUIPMENT,
-    D_LINKED,
     DILEMMA_FIELDS,
     DL_ADVANCED,
     DOCTOR_FIELDS,
+    DOCTOR_LINKED,
     E_SWAP_RANDOM_CARD,
     E_TRADE_EQUIPMENT,
-    K_TYPE,
     MAX_ABILITIES,
     NUM_ANOMALIES,
     NUM_CARDS,
@@ -207,7 +207,7 @@ def hidden_options(state, tables, seat):
             for c in range(NUM_CARDS):
                 if (
                     unplaced(state, c)
-                    and card_field(tables, c, K_TYPE) == CT_EQUIPMENT
+                    and card_field(tables, c, CARD_TYPE) == CT_EQUIPMENT
                     and state[SONIC + seat] >= install_cost(state, tables, seat, c)
                 ):
                     return True
@@ -219,14 +219,14 @@ def hidden_options(state, tables, seat):
         return False
     n = tables[T_NUM_PLAYERS]
     for r in range(tables[T_NUM_ABILITIES]):
-        if not from_hand(tables, r) or not unplaced(state, ab(tables, r, AB_OWNER)):
+        if not from_hand(tables, r) or not unplaced(state, ability_field(tables, r, ABILITY_OWNER)):
             continue
-        effect = ab(tables, r, AB_EFFECT)
+        effect = ability_field(tables, r, ABILITY_EFFECT)
         if effect == E_TRADE_EQUIPMENT or effect == E_SWAP_RANDOM_CARD:  # Prepare only: its target must exist
-            timing = ab(tables, r, AB_TIMING)
+            timing = ability_field(tables, r, ABILITY_TIMING)
             if ctx != CTX_PREPARE or (timing != TM_PREPARE and timing != TM_ANYTIME):
                 continue
-            if state[USED + ab(tables, r, AB_GROUP)] or state[SONIC + seat] < sonic_cost(tables, r):
+            if state[USED + ability_field(tables, r, ABILITY_GROUP)] or state[SONIC + seat] < sonic_cost(tables, r):
                 continue
             for other in range(n):
                 if other == seat:
@@ -442,7 +442,7 @@ def init(state, tables):
     for r in range(MAX_ABILITIES):
         state[USED + r] = 0
     for p in range(n):  # each Doctor's Linked Companion starts on its console
-        linked = tables[T_DOCTORS + state[DOCTOR + p] * DOCTOR_FIELDS + D_LINKED]
+        linked = tables[T_DOCTORS + state[DOCTOR + p] * DOCTOR_FIELDS + DOCTOR_LINKED]
         add_companion(state, p, linked, 0)
     for z in range(3):
         fill_zone(state, tables, z)

@@ -32,7 +32,7 @@ from .common import (
     set_challenge,
     zone_open,
 )
-from .content import D_FIRST_TRAVEL, DOCTOR_FIELDS, T_DOCTORS, T_TARDIS_FACES
+from .content import DOCTOR_FIELDS, DOCTOR_FIRST_TRAVEL, T_DOCTORS, T_TARDIS_FACES
 from .layout import (
     A_DONE,
     A_DRAW_TWO,
@@ -122,7 +122,7 @@ def travel_mask(state, tables, out):
     if leave and location_available(state):
         out[A_ROLL_TARDIS] = 1
         any_legal = True
-        if tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + D_FIRST_TRAVEL]:
+        if tables[T_DOCTORS + state[DOCTOR + seat] * DOCTOR_FIELDS + DOCTOR_FIRST_TRAVEL]:
             out[A_FIRST_DOCTOR] = 1
     if not any_legal:
         out[A_DONE] = 1  # nowhere to go: wait on the console this turn
