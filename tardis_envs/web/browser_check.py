@@ -26,7 +26,7 @@ WAIT_SECONDS = 60  # the longest one step of the page may take (kernels compile 
 SCREENSHOT_SEATS = {
     "tardis_run_v0": ["human", "heuristic"],
     "keys_to_the_tardis_v0": ["human", "heuristic"],
-    "timelord_chess_v1": ["human", "heuristic:greedy"],
+    "timelord_chess_v1": ["human", "heuristic"],
     "gallifrey_duel_v1": ["human", "heuristic"],
     "time_of_the_daleks_v2": ["human", "heuristic"],
 }
@@ -77,7 +77,7 @@ def start_game(driver, base: str, env_id: str, seats: list[str], seed: int | Non
     Select(driver.find_element("id", "game")).select_by_value(env_id)
     for select, spec in zip(driver.find_elements("css selector", "#seats .seat"), seats):
         Select(select).select_by_value(spec)
-    driver.execute_script("document.getElementById('speed').value = 0;")
+    driver.execute_script("const s = document.getElementById('speed'); s.value = 0; s.dispatchEvent(new Event('input'));")
     if seed is not None:
         driver.find_element("id", "seed").send_keys(str(seed))
     driver.find_element("id", "start").click()

@@ -312,13 +312,21 @@ class TimelordChess(Game):
 
     # --- actions ---------------------------------------------------------------
     def _legal_moves(self, state: np.ndarray) -> dict[int, int]:
-        """Legal chess actions -> move words (empty outside the move phase)."""
-        if state[STATUS] != RUNNING or state[layout.PHASE] != layout.PHASE_MOVE:
-            return {}
-        out = np.empty(layout.MAX_MOVES, dtype=np.int64)
-        n = rules.legal_chess_moves(state, out)
-        colour = int(state[CURRENT_PLAYER])
-        return {int(rules.encode_move(rules.move_from(m), rules.move_to(m), rules.move_promotion(m), colour)): int(m) for m in out[:n]}
+        """Legal chess actions -> move words (empty outside the move phase). The last state's
+        answer is kept: naming each legal move (a move list, SAN with its check marks) asks
+        for the same state's moves once per move."""
+        key = state.tobytes()
+        last = getattr(self, "_last_legal_moves", None)
+        if last is not None and last[0] == key:
+            return last[1]
+        moves: dict[int, int] = {}
+        if state[STATUS] == RUNNING and state[layout.PHASE] == layout.PHASE_MOVE:
+            out = np.empty(layout.MAX_MOVES, dtype=np.int64)
+            n = rules.legal_chess_moves(state, out)
+            colour = int(state[CURRENT_PLAYER])
+            moves = {int(rules.encode_move(rules.move_from(m), rules.move_to(m), rules.move_promotion(m), colour)): int(m) for m in out[:n]}
+        self._last_legal_moves = (key, moves)  # one tuple: a reader sees a key with its own moves
+        return moves
 
     @staticmethod
     def move_uci(move: int) -> str:

@@ -7,6 +7,7 @@ let current = null;   // {kind: "table" | "replay", id, view}
 let viewer = null;    // the human seat whose view is shown (tables)
 let timer = null;
 let paused = false;
+let inFlight = 0;     // requests not yet answered
 
 async function api(method, path, body, raw) {
   const options = { method, headers: {} };
@@ -17,7 +18,9 @@ async function api(method, path, body, raw) {
     options.body = JSON.stringify(body);
     options.headers["content-type"] = "application/json";
   }
-  const response = await fetch(path, options);
+  inFlight += 1;
+  let response;
+  try { response = await fetch(path, options); } finally { inFlight -= 1; }
   const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
   return data;
@@ -286,5 +289,12 @@ async function init() {
   };
   await listReplays();
 }
+
+// a watched game never stalls: should the chain of agent moves ever break (a request lost, a
+// tab put to sleep), it is picked up again
+setInterval(() => {
+  const view = current && current.kind === "table" ? current.view : null;
+  if (view && view.status === "running" && !view.human_turn && !paused && !timer && inFlight === 0) schedule();
+}, 2000);
 
 init().catch(showError);
