@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 
 from tardis_envs.core.guided import GuidedSearch
+from tardis_envs.core.state import CURRENT_PLAYER
 
 from .base import Agent
-from .checkpoint import CheckpointError, check_compatible, model_meta, read_meta, write_meta
+from .checkpoint import CheckpointError, check_compatible, model_meta, observation_view, read_meta, write_meta
 
 MODEL_MEMBER = "az_model.pt"
 OPTIMIZER_MEMBER = "az_optimizer.pt"  # a training checkpoint's optimizer state (dropped on export)
@@ -193,7 +194,9 @@ class GuidedAgent(Agent):
 
 
 class AZAgent(GuidedAgent):
-    """Plays with guided search over a policy/value network (or the network alone)."""
+    """Plays with guided search over a policy/value network (or the network alone). A network
+    trained under other observation-only options (Dr. Who Chess's ``threat_planes``) plays any
+    game of the same rules: ``view`` is a game of its own options that it observes through."""
 
     def __init__(
         self,
@@ -204,11 +207,15 @@ class AZAgent(GuidedAgent):
         c: float = 1.25,
         considered: int = 16,
         net_only: bool = False,
+        view=None,
     ):
-        super().__init__(game, NetEvaluator(net), seed, simulations, c, considered, name="az:net" if net_only else f"az:{simulations}")
+        super().__init__(
+            game, NetEvaluator(net), seed, simulations, c, considered, search_game=view, name="az:net" if net_only else f"az:{simulations}"
+        )
         self.net = net
         self.net_only = net_only
-        self.needs_observations = net_only
+        self.view = view if view is not None and view is not game else None
+        self.needs_observations = net_only and self.view is None
 
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
@@ -220,7 +227,14 @@ class AZAgent(GuidedAgent):
             path = az_baseline_path(game.spec.env_id)
         net, meta = load_checkpoint(path, game)
         agent = cls(
-            game, net, seed=seed, simulations=settings["sims"], c=settings["c"], considered=settings["considered"], net_only=settings["net"]
+            game,
+            net,
+            seed=seed,
+            simulations=settings["sims"],
+            c=settings["c"],
+            considered=settings["considered"],
+            net_only=settings["net"],
+            view=observation_view(meta, game),
         )
         agent.meta = meta
         return agent
@@ -229,5 +243,7 @@ class AZAgent(GuidedAgent):
         if not self.net_only:
             return super().act_batch(states, observations, masks)
         masks = np.asarray(masks)
+        if self.view is not None:
+            observations = np.stack([self.view.observation(state, int(state[CURRENT_PLAYER])) for state in states])
         priors, _ = self.evaluate(np.asarray(observations, dtype=np.float32), masks)
         return np.argmax(np.where(masks > 0, priors, -1.0), axis=1).astype(np.int64)

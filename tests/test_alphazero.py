@@ -398,3 +398,21 @@ def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
     with pytest.raises(ValueError, match="unknown agent"):
         AZTrainer(AZConfig.from_dict({"bc_decisions": 10, "bc_teacher": "grandmaster"}), tmp_path / "bad", progress=False).run()
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_network_trained_under_other_observation_options_plays_the_default_game(tmp_path):
+    """Dr. Who Chess's az recipe observes with threat planes and no history; the trained network
+    plays the default game (which observes otherwise) through a game of its own options."""
+    own = tardis_envs.make("timelord_chess_v1", threat_planes=True, history_planes=0).unwrapped.game
+    default = tardis_envs.make("timelord_chess_v1").unwrapped.game
+    assert own.observation_shape != default.observation_shape
+    net = build_net(int(np.prod(own.observation_shape)), own.num_actions, own.num_players, hidden=16, layers=1)
+    path = save_checkpoint(tmp_path / "net.zip", net, own, 0)
+    states = random_states(default, 4, seed=5)
+    masks = masks_of(default, states)
+    observations = np.stack([default.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+    own_observations = np.stack([own.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+    alone = make_agent(f"az:{path}:net", default, seed=0).act_batch(states, observations, masks)
+    assert alone.tolist() == make_agent(f"az:{path}:net", own, seed=0).act_batch(states, own_observations, masks).tolist()
+    searched = make_agent(f"az:{path}:sims=8", default, seed=0).act_batch(states, observations, masks)
+    assert (masks[np.arange(len(states)), searched] == 1).all()
