@@ -237,8 +237,8 @@ def create_app(
         return JSONResponse({"error": str(exc).splitlines()[0] if str(exc) else type(exc).__name__}, status_code=status)
 
     async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        # Starlette's own refusals (an unknown path 404, a method not allowed 405) in the app's form
+        return JSONResponse({"error": getattr(exc, "detail", str(exc))}, status_code=getattr(exc, "status_code", 500))
 
     routes = [
         Route("/", index),
