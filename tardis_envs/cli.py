@@ -253,14 +253,6 @@ def cmd_train(args: argparse.Namespace) -> int:
 PLAY_COMMANDS = "type the number on the left of an action (or its words); '?' or 'help' explains the actions; 'q' quits"
 
 
-def _render_module(game: Any) -> Any:
-    """The game's drawing module (``tardis_envs.games.<game>.render``): its ``PLAY_HELP``
-    and, in games with hidden hands, ``seat_lines`` (what only one seat sees)."""
-    import importlib
-
-    return importlib.import_module(type(game).__module__.rpartition(".")[0] + ".render")
-
-
 def _play_options(args: argparse.Namespace) -> dict:
     options = dict(_config(args.env_id, args.config)["options"])
     if args.num_players is not None:
@@ -300,7 +292,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     opponent = make_agent(args.opponent, raw.game, seed=args.seed)
     human = raw.possible_agents[args.seat]
-    drawing = _render_module(raw.game)
+    drawing = raw.game.drawing
     hidden = raw.game.spec.simultaneous  # a committed choice stays hidden until both have chosen
     others = "your team-mates" if raw.game.spec.cooperative else ("your opponent" if seats == 2 else "your opponents")
     print(f"You play {human} (seat {args.seat}); {args.opponent} plays {others}. To act, {PLAY_COMMANDS}.")

@@ -7,7 +7,6 @@ import numba
 import pytest
 
 import tardis_envs
-from tardis_envs import cli
 from tardis_envs.cli import main
 from tardis_envs.core import jit
 from tardis_envs.games.keys.render import hand_words
@@ -67,7 +66,7 @@ def test_help_command_explains_the_actions_and_asks_again(monkeypatch, capsys):
 def test_every_game_has_play_help():
     for env_id in tardis_envs.ENV_IDS:
         game = tardis_envs.make(env_id).unwrapped.game
-        assert len(cli._render_module(game).PLAY_HELP.splitlines()) >= 5, env_id
+        assert len(game.drawing.PLAY_HELP.splitlines()) >= 5, env_id
 
 
 def test_actions_are_numbered_with_a_hint_and_a_wrong_entry_says_how(monkeypatch, capsys):

@@ -241,6 +241,14 @@ class Game:
         ``choose_batch``, ``DEFAULT_WEIGHTS`` and optionally ``PRESETS``."""
         return self.kernels.heuristic
 
+    @property
+    def drawing(self) -> ModuleType:
+        """The game's drawing module (its ``render.py``): ``PLAY_HELP`` and, in games with
+        hidden hands, ``seat_lines(game, state, seat)`` (what only that seat sees)."""
+        import importlib
+
+        return importlib.import_module(type(self).__module__.rpartition(".")[0] + ".render")
+
     def variant_key(self) -> bytes:
         """What identifies the variant a state belongs to: the rule options (board, player
         count, mode ...) but not the length limits; a game with a start-position option

@@ -83,16 +83,6 @@ def picture(game, state: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
-def _render_module(game):
-    import importlib
-
-    package = type(game).__module__.rsplit(".", 1)[0]
-    try:
-        return importlib.import_module(f"{package}.render")
-    except ImportError:  # pragma: no cover - every game has one
-        return None
-
-
 def _rewards(game, state) -> list[float]:
     return [float(r) for r in state[REWARDS : REWARDS + game.num_players]]
 
@@ -253,7 +243,7 @@ class Table:
             "describe": _json_safe(game.describe(state)) if open_view else None,
             "rewards": None if self.running else _rewards(game, state),
         }
-        drawing = _render_module(game)
+        drawing = game.drawing
         if viewer is not None and self.seats[viewer] == HUMAN and hasattr(drawing, "seat_lines"):
             out["private"] = "\n".join(drawing.seat_lines(game, state, viewer))
         if viewer is not None and viewer == self.current and self.seats[viewer] == HUMAN:
