@@ -10,7 +10,8 @@ second module of the same package, and both step one game (random legal actions,
 sampler's draw, a reset when the game ends) in alternation, ``--rounds`` times; the fastest
 and the median ns per step of each are printed. Each plays on a state of its own module's
 ``STATE_SIZE``, so a base from before a change of the state's layout can be timed too. Both use the working tree's core, content and
-tables: the comparison is of ``rules.py`` alone, and a base whose ``rules.py`` needs names
+tables (and the working tree's ``observe.py``, unless the base's ``rules.py`` writes the
+observation itself): the comparison is of ``rules.py`` alone, and a base whose ``rules.py`` needs names
 the working tree no longer has cannot be loaded. The base's file is kept in the system's
 temporary folder under ``tardis_envs_rules_ab/<commit>/``, where numba's cache of its kernels
 serves the next run.
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numba
 import numpy as np
@@ -81,6 +83,16 @@ def _play(init, step_and_mask, legal_mask, observe, state, tables, mask, obs, st
             state[2] = key + 1
             init(state, tables)
             legal_mask(state, tables, mask)
+
+
+def kernels_of(rules, observe) -> SimpleNamespace:
+    """The kernels of a ``rules`` module, with ``observe`` for the observation unless that
+    rules.py writes one itself (the base may be from before the game's observe.py)."""
+    kernels = {name: getattr(rules, name) for name in ("init", "step", "legal_mask", "step_and_mask")}
+    kernels["observe"] = getattr(rules, "observe", observe)
+    if hasattr(rules, "STATE_SIZE"):
+        kernels["STATE_SIZE"] = rules.STATE_SIZE
+    return SimpleNamespace(**kernels)
 
 
 def state_size(game, kernels) -> int:
@@ -149,8 +161,9 @@ def main(argv=None) -> int:
     options = parse_options(args.options)
     game = env_module(args.env_id).Game(**options)
     rules_module = type(game).__module__.rsplit(".", 1)[0] + ".rules"
-    new = importlib.import_module(rules_module)
-    old = load_base_rules(rules_module, args.base)
+    observe = importlib.import_module(rules_module.rsplit(".", 1)[0] + ".observe").observe
+    new = kernels_of(importlib.import_module(rules_module), observe)
+    old = kernels_of(load_base_rules(rules_module, args.base), observe)
     if args.check:
         if state_size(game, old) != state_size(game, new):
             raise SystemExit(

@@ -226,16 +226,16 @@ def test_rules_ab_times_a_commits_rules_beside_the_working_trees(capsys):
 def test_rules_ab_check_finds_a_differing_mask():
     from types import SimpleNamespace
 
-    from tardis_envs.games.tardis_run import rules
+    from tardis_envs.games.tardis_run import layout, observe, rules
 
     def wrong_mask(state, tables, out):
         rules.legal_mask(state, tables, out)
-        out[rules.ROLL] = 1 - out[rules.ROLL]
+        out[layout.ROLL] = 1 - out[layout.ROLL]
 
     rules_ab = _rules_ab()
-    changed = SimpleNamespace(legal_mask=wrong_mask, observe=rules.observe)
+    changed = SimpleNamespace(legal_mask=wrong_mask, observe=observe.observe)
     with pytest.raises(SystemExit, match="legal masks differ at step 0, game 0"):
-        rules_ab.check("tardis_run_v0", changed, rules, 1, {})
+        rules_ab.check("tardis_run_v0", changed, rules_ab.kernels_of(rules, observe.observe), 1, {})
 
 
 @pytest.mark.parametrize(

@@ -98,7 +98,7 @@ def test_a_different_outcome_gives_that_outcomes_state():
         faces.append(leaf.state.copy())
     diff = np.flatnonzero(faces[0] != faces[1])
     assert diff.size > 0
-    from tardis_envs.games.tardis_run.rules import LAST_FACES
+    from tardis_envs.games.tardis_run.layout import LAST_FACES
 
     assert LAST_FACES in diff and faces[0][LAST_FACES] == 0 and faces[1][LAST_FACES] == 1
 
@@ -107,7 +107,7 @@ def test_tardis_run_roll_enumerates_to_the_paddle_table():
     """The chance subtree of one roll, enumerated, is the rulebook's paddle odds counted
     by hand: four white paddles with 1, 1, 2, 2 seals, each up or blank; the black
     paddle adds one seal or doubles the white ones."""
-    from tardis_envs.games.tardis_run.rules import BLACK_PADDLE_OWNER, LAST_SEALS
+    from tardis_envs.games.tardis_run.layout import BLACK_PADDLE_OWNER, LAST_SEALS
 
     game = game_of("tardis_run_v0", {})
     white = Counter()

@@ -160,3 +160,40 @@ def test_an_unpickled_chance_node_is_rebuilt_from_its_checked_base_state():
         _restore(game_class, options, state, wild, move, forced, shape)
     with pytest.raises(ValueError, match="chance outcome 7 is not legal"):
         _restore(game_class, options, state, base, move, (7,), shape)
+
+
+@pytest.mark.parametrize("env_id, options", VARIANTS)
+def test_each_earlier_layout_has_its_own_length_and_upgrades_in_version_order(env_id, options):
+    """A saved state's layout is told by its length: the layouts in ``earlier_layouts`` are
+    1 .. ``layout_version - 1`` in order, no two (nor the current one) of the same length, so
+    ``upgrade_layout`` can never take a current state for an old one."""
+    game = game_of(env_id, options)
+    earlier = game.earlier_layouts
+    assert [layout.version for layout in earlier] == list(range(1, game.layout_version))
+    sizes = [layout.state_size for layout in earlier] + [game.state_size]
+    assert len(set(sizes)) == len(sizes)
+    state = game.new_state(SEED)
+    assert game.upgrade_layout(state) is state
+
+
+def test_a_state_two_layouts_old_is_upgraded_through_each_version_in_turn():
+    """``upgrade_layout`` runs every upgrade from the saved state's layout on, oldest first."""
+    from tardis_envs.core.game import EarlierLayout
+
+    game = game_of("tardis_run_v0", {})
+    current = game.new_state(SEED)
+    calls = []
+
+    def to_version(n, size):
+        def upgrade(g, state):
+            calls.append(n)
+            return np.resize(state, size) if size != game.state_size else current
+
+        return upgrade
+
+    layouts = (EarlierLayout(1, 7, to_version(2, 9)), EarlierLayout(2, 9, to_version(3, game.state_size)))
+    game.earlier_layouts = layouts  # on this instance only
+    assert game.upgrade_layout(np.zeros(7, dtype=np.int64)) is current and calls == [2, 3]
+    calls.clear()
+    assert game.upgrade_layout(np.zeros(9, dtype=np.int64)) is current and calls == [3]
+    assert game.check_state(np.zeros(7, dtype=np.int64)).tolist() == current.tolist()

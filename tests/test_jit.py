@@ -26,8 +26,8 @@ RETURNS_AN_INTEGER_PARAMETER = {
     ("tardis_envs/games/chess/board.py", "gen_castling", "n"),
     ("tardis_envs/games/chess/layout.py", "queen_if_last_rank", "code"),
     ("tardis_envs/games/chess/check.py", "_board_code", "doctor"),  # a bool flag
-    ("tardis_envs/games/daleks/common.py", "zone_record", "z"),
-    ("tardis_envs/games/daleks/abilities.py", "reach", "own_pool"),
+    ("tardis_envs/games/daleks/components/locations.py", "zone_record", "z"),
+    ("tardis_envs/games/daleks/phases/abilities.py", "reach", "own_pool"),
     ("tardis_envs/games/gallifrey/rules.py", "out_of_action_at", "stasis"),
     ("tardis_envs/games/gallifrey/rules.py", "rulebook_injuries", "winner_value"),
 }

@@ -10,6 +10,8 @@ agents, training, benchmarks and the other games reach a game through its public
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import sys
 from pathlib import Path
 
@@ -125,5 +127,10 @@ def test_each_game_has_the_same_rooms(env_id):
     """Every game folder holds the same modules (the folder shape of tardis_envs.core.game)."""
     game = tardis_envs.env_module(env_id).Game
     folder = Path(__import__(game.__module__, fromlist=["_"]).__file__).parent
-    for room in ("rules", "batch", "content", "game", "render", "hidden", "check", "heuristic", "env"):
+    rooms = ("layout", "rules", "observe", "notation", "batch", "content", "game", "render", "hidden", "check", "heuristic", "env")
+    for room in rooms:
         assert (folder / f"{room}.py").is_file(), f"{folder.name} has no {room}.py"
+    # the Game class holds options, tables and positions; its words and pictures are delegated
+    assert game.describe.__qualname__ == f"{game.__name__}.describe"
+    assert "notation." in inspect.getsource(game.describe)
+    assert importlib.import_module(game.__module__.rsplit(".", 1)[0] + ".layout").LAYOUT_VERSION == game.layout_version

@@ -245,7 +245,7 @@ def test_time_of_the_daleks_declares_the_utilities_its_doctors_can_get():
     returns can differ: the game must not call itself one of OpenSpiel's identical-utility games."""
     from tardis_envs.core.state import REWARDS
     from tardis_envs.games.daleks import layout as L
-    from tardis_envs.games.daleks.common import end_game
+    from tardis_envs.games.daleks.components.players import end_game
     from tardis_envs.games.daleks.content import T_TRACK
 
     raw = tardis_envs.make("time_of_the_daleks_v2", num_players=2).unwrapped

@@ -7,8 +7,8 @@ import pytest
 import tardis_envs
 from tardis_envs.core.render import _FONT, Canvas
 from tardis_envs.games.daleks.render import CONDITION_WORDS, challenge_words
+from tardis_envs.games.gallifrey.layout import F_INJURIES, side
 from tardis_envs.games.gallifrey.render import injury_bar
-from tardis_envs.games.gallifrey.rules import F_INJURIES, side
 
 from .tardis_run.helpers import WHITE_FACES_FOR, setup
 

@@ -1,16 +1,24 @@
 """What every game provides: a frozen ``GameSpec`` and a ``Game`` bound to options.
 
-A game folder ``tardis_envs/games/<game>/`` holds
+A game folder ``tardis_envs/games/<game>/`` holds the same files in every game:
 
-* ``rules.py``   – the numba kernels over the flat state (no Python objects);
+* ``layout.py``  – the words of the flat state, the action numbers and the observation's
+  planes or segments (constants and index helpers, no rules), and ``LAYOUT_VERSION``;
+* ``rules.py``   – the numba kernels over the flat state (no Python objects): ``init``,
+  ``step``, ``legal_mask``, ``step_and_mask``; a game whose rules are long splits them by
+  turn phase into modules beside it (Time of the Daleks) or keeps helpers the rules, the
+  observation and the heuristic share in one module (Keys' and chess's ``board.py``);
+* ``observe.py`` – the ``observe`` kernel: what one seat sees;
+* ``notation.py`` – the game in words: actions as text and back, ``describe``;
 * ``batch.py``   – the parallel loops of the batched API over those kernels;
 * ``content.py`` – loading and validating the shipped data into integer tables;
-* ``game.py``    – the :class:`Game` subclass: options -> tables, and the
-  Python views of a state (``describe``, notation, state validation);
+* ``game.py``    – the :class:`Game` subclass: options -> tables, scripted positions, and
+  one-line delegates to ``notation`` and ``render``;
 * ``render.py``  – text and image drawing;
 * ``hidden.py``  – redealing what a seat cannot see (``resample_hidden``);
 * ``check.py``   – ``check_state``: every word of a state from outside against its
-  range and the game's invariants, and ``PROBLEMS``, the words for its codes;
+  range and the game's invariants, ``PROBLEMS``, the words for its codes, and
+  ``EARLIER_LAYOUTS``: how a state saved under an earlier layout is upgraded;
 * ``heuristic.py`` – the hand-written heuristic as kernels: ``choose(state, tables,
   weights)``, ``choose_batch(states, tables, weights, out)``, its tuned ``DEFAULT_WEIGHTS``
   and optionally named ``PRESETS`` (the ``heuristic`` agent, the search's heuristic playouts);
@@ -173,14 +181,14 @@ class Kernels:
     heuristic: ModuleType
 
     @classmethod
-    def of(cls, rules, batch, hidden, check, heuristic) -> Kernels:
-        """A game's kernels from its ``rules``, ``batch``, ``hidden``, ``check`` and
+    def of(cls, rules, observe, batch, hidden, check, heuristic) -> Kernels:
+        """A game's kernels from its ``rules``, ``observe``, ``batch``, ``hidden``, ``check`` and
         ``heuristic`` modules, which name them alike in every game (the folder shape above)."""
         return cls(
             init=rules.init,
             step=rules.step,
             legal_mask=rules.legal_mask,
-            observe=rules.observe,
+            observe=observe.observe,
             batch_reset=batch.batch_reset,
             batch_step=batch.batch_step,
             batch_step_until_seat=batch.batch_step_until_seat,
@@ -193,6 +201,19 @@ class Kernels:
             state_problems=check.PROBLEMS,
             heuristic=heuristic,
         )
+
+
+@dataclass(frozen=True)
+class EarlierLayout:
+    """A layout a game's state was stored in before the current one (same env id: the rules,
+    observation and actions are those of today, only the words differ). A saved state of
+    ``state_size`` words is of this layout (each layout has a length of its own, which a
+    test checks); ``upgrade(game, state)`` rewrites it in layout ``version + 1`` and raises
+    ``ValueError`` naming what is corrupt."""
+
+    version: int
+    state_size: int
+    upgrade: Callable[[Any, np.ndarray], np.ndarray]
 
 
 class Game:
@@ -208,6 +229,10 @@ class Game:
 
     spec: ClassVar[GameSpec]
     kernels: ClassVar[Kernels]
+    # the version of the state layout the kernels read and write (the game's layout.py), and
+    # the layouts before it, oldest first (its check.py: how a saved state is upgraded)
+    layout_version: ClassVar[int] = 1
+    earlier_layouts: ClassVar[tuple[EarlierLayout, ...]] = ()
     observation_low: float = 0.0
     # (state word, value) that marks a finished game in the game's own phase word
     game_over: ClassVar[tuple[int, int]]
@@ -274,7 +299,7 @@ class Game:
         ``check_state`` (its ``check.py``: ranges and invariants, see
         :mod:`tardis_envs.core.state`); a bad state raises ``ValueError`` naming the
         field, its index and value, and what was expected."""
-        arr = self._from_earlier_layout(np.asarray(state))
+        arr = self.upgrade_layout(np.asarray(state))
         if arr.ndim != 1 or arr.shape[0] != self.state_size:
             raise ValueError(f"{self.spec.env_id}: state must be a 1-D array of length {self.state_size}, got shape {arr.shape}")
         if arr.dtype != np.int64:
@@ -323,11 +348,17 @@ class Game:
     def _check_fields(self, state: np.ndarray) -> None:
         """Game-specific consistency checks; raise ``ValueError`` naming the field."""
 
-    def _from_earlier_layout(self, state: np.ndarray) -> np.ndarray:
-        """A state saved under an earlier layout of this game's state (same env id: the
-        rules, observation and actions did not change, only how the state is stored),
-        told apart by its length, rewritten in the current layout; any other array as it
-        is. A game whose layout changed overrides this, so that no saved state is lost."""
+    def upgrade_layout(self, state: np.ndarray) -> np.ndarray:
+        """A state saved under an earlier layout of this game's state (``earlier_layouts``,
+        told apart by its length) rewritten one version at a time into the current layout
+        (``layout_version``), so that no saved state is lost; any other array as it is."""
+        if state.ndim != 1 or not np.issubdtype(state.dtype, np.integer):
+            return state
+        sizes = [earlier.state_size for earlier in self.earlier_layouts]
+        if state.shape[0] not in sizes:
+            return state
+        for earlier in self.earlier_layouts[sizes.index(state.shape[0]) :]:
+            state = earlier.upgrade(self, state)
         return state
 
     # --- an illegal action ends the game (the envs' "terminate" mode) -----------------

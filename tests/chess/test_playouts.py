@@ -41,7 +41,7 @@ def check_mask(state, mask):
     if state[STATUS] != RUNNING:
         return
     assert mask.any(), "a live game has a legal action"
-    tardis = int(rules.blocker_square(state))
+    tardis = int(layout.blocker_square(state))
     mover = int(state[CURRENT_PLAYER])
     for action in np.flatnonzero(mask[: layout.NUM_CHESS_ACTIONS]):
         frm, to = rules.action_squares(state, int(action))

@@ -11,7 +11,7 @@ import pytest
 
 import tardis_envs
 from tardis_envs.games.chess import layout
-from tardis_envs.games.chess.game import EARLIER_SNAP_SIZE, EARLIER_STATE_SIZE
+from tardis_envs.games.chess.check import EARLIER_SNAP_SIZE, EARLIER_STATE_SIZE
 from tardis_envs.games.chess.tardis import history_slot, snapshot_code, snapshot_id
 
 RECORDS = json.loads((Path(__file__).parent / "data" / "earlier_layout_states.json").read_text())

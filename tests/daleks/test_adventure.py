@@ -3,8 +3,8 @@
 import pytest
 
 from tardis_envs.core.state import RNG_COUNTER
-from tardis_envs.games.daleks import adventure as A
 from tardis_envs.games.daleks import layout as L
+from tardis_envs.games.daleks.phases import adventure as A
 
 from .helpers import (
     act,

@@ -7,7 +7,6 @@ import pytest
 from numba import njit
 from scipy.stats import chisquare
 
-from tardis_envs.games.daleks import common
 from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks.content import DIE_FACES, SYMBOLS
 
@@ -31,7 +30,7 @@ def test_die_faces_by_enumeration(colour):
 @njit
 def _sample(state, colour, n, out):
     for _ in range(n):
-        out[common.roll_die(state, colour)] += 1
+        out[challenge.roll_die(state, colour)] += 1
 
 
 @pytest.mark.parametrize("colour", list(EXPECTED))
@@ -51,7 +50,7 @@ def met(helped, symbols, helper=()):
     s = new().get_state()
     set_dice(s, helped, helper)
     challenge(s, symbols)
-    return common.challenge_met(s)
+    return challenge.challenge_met(s)
 
 
 def test_challenge_needs_a_different_die_per_symbol():
@@ -67,5 +66,5 @@ def test_dice_supply_limits_what_a_pool_gathers():
     s = new().get_state()
     s[L.POOL : L.POOL + 8] = 0
     s[L.POOL + 4 + 1] = 2  # the other pool holds two green dice
-    assert common.supply_left(s, new().game.tables, 1, 0) == 1
-    assert common.supply_left(s, new().game.tables, 0, 0) == 8
+    assert challenge.supply_left(s, new().game.tables, 1, 0) == 1
+    assert challenge.supply_left(s, new().game.tables, 0, 0) == 8

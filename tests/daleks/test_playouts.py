@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
-from tardis_envs.games.daleks import adventure as A
 from tardis_envs.games.daleks import layout as L
 from tardis_envs.games.daleks import rules
 from tardis_envs.games.daleks.content import DICE_SUPPLY
+from tardis_envs.games.daleks.phases import adventure as A
 
 from .helpers import new
 
@@ -86,7 +86,7 @@ def test_first_game_option_removes_advanced_cards_and_uses_three_markers():
         assert (s[L.DILEMMA_PLACE + d] == L.PLACE_REMOVED) == dil.advanced
     for a, an in enumerate(content.anomalies):
         assert (s[L.ANOMALY_STATE + a] == L.AS_REMOVED) == an.advanced
-    from tardis_envs.games.daleks.common import conditions_here
+    from tardis_envs.games.daleks.components.challenge import conditions_here
 
     for zone in range(3):
         assert conditions_here(s, raw.game.tables, 0, zone) == 0, "conditions ignored in the first game"

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from tardis_envs.core.state import REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
-from tardis_envs.games.daleks import anomalies as AN
-from tardis_envs.games.daleks import daleks as DT
 from tardis_envs.games.daleks import layout as L
-from tardis_envs.games.daleks import resolve as R
 from tardis_envs.games.daleks.content import T_ZONES, Z_REWARD, ZONE_FIELDS
+from tardis_envs.games.daleks.phases import anomalies as AN
+from tardis_envs.games.daleks.phases import daleks as DT
+from tardis_envs.games.daleks.phases import resolve as R
 
 from .helpers import (
     act,
@@ -384,7 +384,7 @@ def test_destiny_of_the_daleks_imprisons_green_dice_until_freed():
     s[L.ACTIVE] = 0
     set_companions(s, 0, ["Amy Pond"])
     s[L.BUILDER] = 0
-    from tardis_envs.games.daleks import adventure as A
+    from tardis_envs.games.daleks.phases import adventure as A
 
     s[L.ADV_SLOT], s[L.ADV_ZONE] = 0, 0
     A.gather(s, raw.game.tables)

@@ -1,7 +1,7 @@
 """Scripted Time of the Daleks positions: Prepare and Travel."""
 
 from tardis_envs.games.daleks import layout as L
-from tardis_envs.games.daleks import prepare
+from tardis_envs.games.daleks.phases import prepare
 
 from .helpers import act, card, clear_hand, companion, give_card, legal, new, put
 

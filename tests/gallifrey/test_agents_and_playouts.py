@@ -7,9 +7,9 @@ from agents import make_agent
 from agents.tournament import play_match
 from tardis_envs import gallifrey_duel_v1, vector
 from tardis_envs.core.state import RUNNING, STATUS
-from tardis_envs.games.gallifrey import heuristic, rules
+from tardis_envs.games.gallifrey import heuristic, layout, rules
 from tardis_envs.games.gallifrey.content import DECK_SIZE
-from tardis_envs.games.gallifrey.rules import F_FORCED, F_INJURIES, side
+from tardis_envs.games.gallifrey.layout import F_FORCED, F_INJURIES, side
 
 from .test_rules import game, start
 
@@ -72,9 +72,9 @@ def test_random_playouts_keep_invariants():
         for state in vec.states:
             g.check_state(state)
             assert state[STATUS] == RUNNING
-            assert sorted(state[rules.DECK : rules.DECK + DECK_SIZE]) == list(range(DECK_SIZE))
+            assert sorted(state[layout.DECK : layout.DECK + DECK_SIZE]) == list(range(DECK_SIZE))
             for s in range(2):
                 stasis = rules.base_aspect(state, g.tables, s, 2)
                 assert 0 <= state[side(s, F_INJURIES)] and (stasis < 10 or state[side(s, F_INJURIES)] == 0)
-                assert state[side(s, rules.F_DEFEAT)] == 0  # a running fight has nobody defeated
+                assert state[side(s, layout.F_DEFEAT)] == 0  # a running fight has nobody defeated
     assert finished > 100

@@ -10,7 +10,7 @@ import tardis_envs
 from tardis_envs.core.state import CURRENT_PLAYER, RNG_COUNTER, RNG_KEY, RUNNING, STATUS
 from tardis_envs.games.gallifrey.content import DECK_SIZE
 from tardis_envs.games.gallifrey.hidden import resample_hidden
-from tardis_envs.games.gallifrey.rules import DECK, DECK_POS, F_FORCED, PENDING, side
+from tardis_envs.games.gallifrey.layout import DECK, DECK_POS, F_FORCED, PENDING, side
 
 from ..helpers import random_legal
 

@@ -5,10 +5,9 @@ import pytest
 
 from tardis_envs import gallifrey_duel_v1
 from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, TERMINATED, TRUNCATED
-from tardis_envs.games.gallifrey import rules
+from tardis_envs.games.gallifrey import layout, observe, rules
 from tardis_envs.games.gallifrey.content import DECK_SIZE, load_content, parse_content
-from tardis_envs.games.gallifrey.game import healing_schedule
-from tardis_envs.games.gallifrey.rules import (
+from tardis_envs.games.gallifrey.layout import (
     CARD_DRAW,
     DECK,
     DECK_POS,
@@ -29,6 +28,7 @@ from tardis_envs.games.gallifrey.rules import (
     make_action,
     side,
 )
+from tardis_envs.games.gallifrey.notation import healing_schedule
 
 CONTENT = load_content()
 DYN, MEM, STA, FOR = 0, 1, 0, 1  # attack index (Dynamism/Memory), defence index (Stasis/Foresight)
@@ -67,18 +67,18 @@ def test_contest_higher_score_wins_and_the_loser_is_defeated_by_the_winners_cond
     state = start(g)
     # seat 0 attacks first: Dynamism 4 + rifle 1 = 5 against the Companion's Stasis 3: wound, 5 - 3 = 2 injuries
     exchange(g, state, A(DYN, 0, WOUND), A(0, STA, KILL))
-    assert state[STATUS] == TERMINATED and state[rules.WINNER] == 0 and state[REWARDS] == 1 and state[REWARDS + 1] == -1
+    assert state[STATUS] == TERMINATED and state[layout.WINNER] == 0 and state[REWARDS] == 1 and state[REWARDS + 1] == -1
     assert state[last(0, L_ATTACK)] == 5 and state[last(1, L_DEFENCE)] == 3
-    assert state[side(1, F_INJURIES)] == 2 and state[side(1, F_DEFEAT)] == rules.DEFEAT_OUT_OF_ACTION  # wounded
+    assert state[side(1, F_INJURIES)] == 2 and state[side(1, F_DEFEAT)] == layout.DEFEAT_OUT_OF_ACTION  # wounded
 
 
 @pytest.mark.parametrize(
     "condition, injuries, defeat",
     [
-        (RESTRAIN, 0, rules.DEFEAT_RESTRAINED),
-        (SUBDUE, 1, rules.DEFEAT_SUBDUED),
-        (WOUND, 2, rules.DEFEAT_OUT_OF_ACTION),  # wounding: 5 - 3 = 2 injuries; the defeat is a wound
-        (KILL, 5, rules.DEFEAT_KILLED),  # killing: the winner's score, 5 injuries: killed at 5 (Stasis 3)
+        (RESTRAIN, 0, layout.DEFEAT_RESTRAINED),
+        (SUBDUE, 1, layout.DEFEAT_SUBDUED),
+        (WOUND, 2, layout.DEFEAT_OUT_OF_ACTION),  # wounding: 5 - 3 = 2 injuries; the defeat is a wound
+        (KILL, 5, layout.DEFEAT_KILLED),  # killing: the winner's score, 5 injuries: killed at 5 (Stasis 3)
     ],
 )
 def test_each_defeat_condition_causes_the_rulebooks_injuries(condition, injuries, defeat):
@@ -88,7 +88,7 @@ def test_each_defeat_condition_causes_the_rulebooks_injuries(condition, injuries
     low = {"trivial": RESTRAIN, "deadly": WOUND}[threat]
     exchange(g, state, A(DYN, 0, condition), A(0, STA, low))
     assert state[side(1, F_INJURIES)] == injuries
-    assert state[side(1, F_DEFEAT)] == (rules.DEFEAT_OUT_OF_ACTION if condition == WOUND else defeat)
+    assert state[side(1, F_DEFEAT)] == (layout.DEFEAT_OUT_OF_ACTION if condition == WOUND else defeat)
 
 
 def test_contest_defender_can_win_and_ties_continue_with_roles_swapped():
@@ -96,11 +96,11 @@ def test_contest_defender_can_win_and_ties_continue_with_roles_swapped():
     state = start(g)
     # the Companion attacks with Memory 4 against the soldier's Stasis 3... and wins
     exchange(g, state, A(MEM, 0, WOUND), A(0, STA, WOUND))
-    assert state[rules.WINNER] == 0
+    assert state[layout.WINNER] == 0
     state = start(g)
     # Dynamism 3 against Stasis 3: equal, the fight goes on, seat 1 attacks next
     exchange(g, state, A(DYN, 0, WOUND), A(0, STA, WOUND))
-    assert state[STATUS] == RUNNING and state[rules.LAST_OUTCOME] == rules.OUTCOME_CONTINUES
+    assert state[STATUS] == RUNNING and state[layout.LAST_OUTCOME] == layout.OUTCOME_CONTINUES
     assert rules.contest_attacker(state) == 1
     mask = np.zeros(256, dtype=np.int8)
     rules.legal_mask(state, g.tables, mask)
@@ -111,10 +111,10 @@ def test_an_edge_breaks_a_tie_and_is_spent_only_then():
     g = game("Companion, UNIT Soldier", mode="contest")
     state = start(g)
     exchange(g, state, A(DYN, 0, WOUND), A(0, STA, WOUND, edge=1))  # 3 vs 3: the soldier's Edge wins
-    assert state[rules.WINNER] == 1 and state[side(1, F_EDGES_LEFT)] == 0
+    assert state[layout.WINNER] == 1 and state[side(1, F_EDGES_LEFT)] == 0
     state = start(g)
     exchange(g, state, A(MEM, 0, WOUND), A(0, STA, WOUND, edge=1))  # 4 vs 3: no tie, the Edge stays
-    assert state[rules.WINNER] == 0 and state[side(1, F_EDGES_LEFT)] == 1
+    assert state[layout.WINNER] == 0 and state[side(1, F_EDGES_LEFT)] == 1
 
 
 def test_both_edges_on_a_tie_cancel_and_are_spent():
@@ -124,7 +124,7 @@ def test_both_edges_on_a_tie_cancel_and_are_spent():
     exchange(g, state, A(DYN, STA, WOUND, edge=1), A(MEM, FOR, WOUND, edge=1))
     assert state[side(0, F_EDGES_LEFT)] == 0 and state[side(1, F_EDGES_LEFT)] == 0
     # dramatic: the tie stands, a draw (contest fights on, see the contest test above)
-    assert state[STATUS] == TERMINATED and state[rules.WINNER] == -1
+    assert state[STATUS] == TERMINATED and state[layout.WINNER] == -1
 
 
 # --- dramatic -----------------------------------------------------------------------
@@ -134,13 +134,13 @@ def test_dramatic_higher_total_wins_but_the_winner_may_still_be_injured():
     # Doctor: Memory 8 + Foresight 7 + sonic 1 = 16; soldier: Dynamism 4 + rifle 1 + Stasis 3 = 8;
     # the soldier's attack 5 does not get through the Doctor's defence 8
     exchange(g, state, A(MEM, FOR, WOUND), A(DYN, STA, WOUND))
-    assert state[rules.WINNER] == 0 and state[side(0, F_INJURIES)] == 0
+    assert state[layout.WINNER] == 0 and state[side(0, F_INJURIES)] == 0
     assert state[side(1, F_INJURIES)] == 8 - 3  # wounding: the Doctor's attack (Memory 8) against the soldier's defence (Stasis 3)
-    assert state[side(1, F_DEFEAT)] == rules.DEFEAT_KILLED  # 5 injuries kill at Stasis 3
+    assert state[side(1, F_DEFEAT)] == layout.DEFEAT_KILLED  # 5 injuries kill at Stasis 3
     state = start(g)
     # Dynamism 5 + Stasis 7 = 12 still beats 8, and the soldier's 5 does not beat Stasis 7
     exchange(g, state, A(DYN, STA, WOUND), A(DYN, STA, WOUND))
-    assert state[rules.WINNER] == 0 and state[side(0, F_INJURIES)] == 0
+    assert state[layout.WINNER] == 0 and state[side(0, F_INJURIES)] == 0
 
 
 def test_dramatic_winner_injured_when_the_losers_attack_gets_through():
@@ -149,16 +149,16 @@ def test_dramatic_winner_injured_when_the_losers_attack_gets_through():
     # Dalek: Dynamism 9 + Stasis 9 = 18 beats the Doctor's Memory 8 + Stasis 7 = 15,
     # and the Doctor's Memory 8 does not get through Stasis 9
     exchange(g, state, A(DYN, STA, KILL), A(MEM, STA, KILL))
-    assert state[rules.WINNER] == 0 and state[side(0, F_INJURIES)] == 0
+    assert state[layout.WINNER] == 0 and state[side(0, F_INJURIES)] == 0
     state = start(g)
     # the Dalek defends with Foresight 3: 12 < 15, the Doctor wins; but the Dalek's attack 9 beats
     # Stasis 7: the Doctor takes 9 injuries (killing: the attacker's score), out of action at 7
     exchange(g, state, A(DYN, FOR, KILL), A(MEM, STA, KILL))
-    assert state[side(1, F_INJURIES)] == 9 and state[side(1, F_DEFEAT)] == rules.DEFEAT_OUT_OF_ACTION
+    assert state[side(1, F_INJURIES)] == 9 and state[side(1, F_DEFEAT)] == layout.DEFEAT_OUT_OF_ACTION
     # the higher total still wins, out of action or not; the Dalek takes the Doctor's Memory 8
     # (killing: the attacker's Aspect), defending with Foresight 3
-    assert state[STATUS] == TERMINATED and state[rules.WINNER] == 1
-    assert state[side(0, F_INJURIES)] == 8 and state[side(0, F_DEFEAT)] == rules.DEFEAT_KILLED
+    assert state[STATUS] == TERMINATED and state[layout.WINNER] == 1
+    assert state[side(0, F_INJURIES)] == 8 and state[side(0, F_DEFEAT)] == layout.DEFEAT_KILLED
     assert state[REWARDS] == -1 and state[REWARDS + 1] == 1
     assert "The Doctor wins the fight." in g.narrate(state)
 
@@ -169,7 +169,7 @@ def test_dramatic_equal_totals_without_an_edge_are_a_draw():
     totals = [rules.effective_aspect(state, g.tables, s, MEM) + rules.effective_aspect(state, g.tables, s, STA) for s in range(2)]
     assert totals[0] == totals[1], totals
     exchange(g, state, A(MEM, STA, WOUND), A(MEM, STA, WOUND))  # no card, no Edge
-    assert state[STATUS] == TERMINATED and state[rules.WINNER] == -1
+    assert state[STATUS] == TERMINATED and state[layout.WINNER] == -1
     assert state[REWARDS] == 0 and state[REWARDS + 1] == 0
     assert "Equal totals and no Edge: a draw." in g.narrate(state)
 
@@ -180,30 +180,30 @@ def test_climactic_injuries_are_the_margin_and_defeat_at_stasis():
     state = start(g)
     # Dalek Dynamism 9 vs soldier Stasis 3: margin 6, wound caps at killed_at(3) - 1 = 4
     exchange(g, state, A(DYN, STA, WOUND), A(DYN, STA, WOUND))
-    assert state[side(1, F_INJURIES)] == 4 and state[side(1, F_DEFEAT)] == rules.DEFEAT_OUT_OF_ACTION
+    assert state[side(1, F_INJURIES)] == 4 and state[side(1, F_DEFEAT)] == layout.DEFEAT_OUT_OF_ACTION
     assert state[side(0, F_INJURIES)] == 0  # soldier's 5 does not beat Stasis 9
-    assert state[rules.WINNER] == 0
+    assert state[layout.WINNER] == 0
 
 
 def test_climactic_restrain_and_subdue_caps():
     g = game("Dalek, UNIT Soldier", mode="climactic", threat="trivial")
     state = start(g)
     exchange(g, state, A(DYN, STA, RESTRAIN), A(DYN, STA, RESTRAIN))
-    assert state[side(1, F_INJURIES)] == 1 and state[side(1, F_DEFEAT)] == rules.DEFEAT_RESTRAINED
+    assert state[side(1, F_INJURIES)] == 1 and state[side(1, F_DEFEAT)] == layout.DEFEAT_RESTRAINED
     g = game("Sontaran, The Doctor", mode="climactic", threat="trivial")
     state = start(g)
     # Sontaran Dynamism 8 vs the Doctor's Foresight 8: no hit; the Doctor's Memory 8 vs Stasis 5:
     # margin 3, within the subdue cap of 3: subdued
     exchange(g, state, A(DYN, STA, SUBDUE), A(MEM, FOR, SUBDUE))
     assert state[side(1, F_INJURIES)] == 0 and state[side(0, F_INJURIES)] == 3
-    assert state[side(0, F_DEFEAT)] == rules.DEFEAT_SUBDUED and state[rules.WINNER] == 1
+    assert state[side(0, F_DEFEAT)] == layout.DEFEAT_SUBDUED and state[layout.WINNER] == 1
     g = game("Dalek, The Doctor", mode="climactic", threat="trivial")
     state = start(g)
     # Dalek Dynamism 9 vs Stasis 7: margin 2, subdual needs 3 injuries: the fight goes on
     exchange(g, state, A(DYN, STA, SUBDUE), A(DYN, STA, SUBDUE))
     assert state[side(1, F_INJURIES)] == 2 and state[STATUS] == RUNNING
     exchange(g, state, A(DYN, STA, SUBDUE), A(DYN, STA, SUBDUE))  # +2, capped at 3: subdued
-    assert state[side(1, F_INJURIES)] == 3 and state[side(1, F_DEFEAT)] == rules.DEFEAT_SUBDUED
+    assert state[side(1, F_INJURIES)] == 3 and state[side(1, F_DEFEAT)] == layout.DEFEAT_SUBDUED
 
 
 def test_climactic_edge_turns_an_even_attack_into_a_hit():
@@ -219,7 +219,7 @@ def test_climactic_kill_has_no_cap_and_kills_above_one_and_a_half_stasis():
     state = start(g)
     # Dalek Dynamism 9 vs Companion Stasis 3: 6 injuries >= 5: killed
     exchange(g, state, A(DYN, STA, KILL), A(DYN, STA, WOUND))
-    assert state[side(1, F_INJURIES)] == 6 and state[side(1, F_DEFEAT)] == rules.DEFEAT_KILLED
+    assert state[side(1, F_INJURIES)] == 6 and state[side(1, F_DEFEAT)] == layout.DEFEAT_KILLED
 
 
 @pytest.mark.parametrize(
@@ -228,10 +228,10 @@ def test_climactic_kill_has_no_cap_and_kills_above_one_and_a_half_stasis():
 def test_injury_thresholds_for_stasis_2_to_10(stasis, out_at, killed):
     assert rules.out_of_action_at(stasis) == out_at and rules.killed_at(stasis) == killed
     assert killed > 1.5 * stasis >= killed - 1  # the first count above 1.5 x Stasis
-    assert rules.injury_defeat(out_at - 1, stasis) == rules.DEFEAT_NONE
-    assert rules.injury_defeat(out_at, stasis) == rules.DEFEAT_OUT_OF_ACTION
-    assert rules.injury_defeat(killed - 1, stasis) == rules.DEFEAT_OUT_OF_ACTION
-    assert rules.injury_defeat(killed, stasis) == rules.DEFEAT_KILLED
+    assert rules.injury_defeat(out_at - 1, stasis) == layout.DEFEAT_NONE
+    assert rules.injury_defeat(out_at, stasis) == layout.DEFEAT_OUT_OF_ACTION
+    assert rules.injury_defeat(killed - 1, stasis) == layout.DEFEAT_OUT_OF_ACTION
+    assert rules.injury_defeat(killed, stasis) == layout.DEFEAT_KILLED
 
 
 def test_stasis_10_heals_between_exchanges():
@@ -239,14 +239,14 @@ def test_stasis_10_heals_between_exchanges():
     state = start(g)
     # Dalek Dynamism 9 vs the Angel's Stasis 10: no hit. Memory vs Foresight 2: 4 - 2 = 2 injuries, healed at once
     exchange(g, state, A(MEM, STA, WOUND), A(MEM, FOR, WOUND))
-    assert state[last(1, rules.L_INJURIES)] == 2 and state[side(1, F_INJURIES)] == 0 and state[STATUS] == RUNNING
+    assert state[last(1, layout.L_INJURIES)] == 2 and state[side(1, F_INJURIES)] == 0 and state[STATUS] == RUNNING
 
 
 # --- cards ------------------------------------------------------------------------
 def levels_of(g, card, seat=0, reversed_=False, flux=None):
     state = start(g)
     if flux is not None:
-        state[rules.FLUX] = CONTENT.card_index(flux)
+        state[layout.FLUX] = CONTENT.card_index(flux)
     return rules.card_levels(state, g.tables, seat, CONTENT.card_index(card), reversed_)
 
 
@@ -275,14 +275,14 @@ def test_the_observation_shows_each_seats_base_and_effective_aspects_in_every_sc
         g = game(f"{name}, {names[(i + 1) % len(names)]}", scene=scene)
         state = g.new_state(3)
         for player in range(2):
-            fractions = np.zeros(rules.OBS_SIZE, dtype=np.float32)
-            numerators = np.zeros(rules.OBS_SIZE, dtype=np.int8)
-            rules.observe(state, g.tables, player, fractions)
-            rules.observe(state, g.tables, player, numerators)
+            fractions = np.zeros(layout.OBS_SIZE, dtype=np.float32)
+            numerators = np.zeros(layout.OBS_SIZE, dtype=np.int8)
+            observe.observe(state, g.tables, player, fractions)
+            observe.observe(state, g.tables, player, numerators)
             for k, seat in enumerate((player, 1 - player)):
                 base = [rules.base_aspect(state, g.tables, seat, a) for a in range(4)]
                 effective = [min(rules.effective_aspect(state, g.tables, seat, a), 10) for a in range(4)]
-                at = rules.O_OWN_ASPECTS + 8 * k
+                at = layout.O_OWN_ASPECTS + 8 * k
                 assert numerators[at : at + 8].tolist() == base + effective, (name, scene, seat)
                 assert fractions[at : at + 8].tolist() == [np.float32(v / 10) for v in base + effective]
 
@@ -294,7 +294,7 @@ def test_a_drawn_card_adds_to_every_aspect_used_and_escalation_raises_the_condit
     assert state[last(0, L_LEVELS)] == -3 and state[last(0, L_ATTACK)] == 5 - 3 and state[last(0, L_DEFENCE)] == 3 - 3
     assert state[last(0, L_CONDITION)] == WOUND  # restrain escalated two steps, beyond the trivial threat
     # the Companion's Dynamism 3 against Stasis 0: margin 3, restrain cap 1
-    assert state[side(0, F_INJURIES)] == 1 and state[side(0, F_DEFEAT)] == rules.DEFEAT_RESTRAINED
+    assert state[side(0, F_INJURIES)] == 1 and state[side(0, F_DEFEAT)] == layout.DEFEAT_RESTRAINED
 
 
 def test_acquired_card_upright_or_reversed_once_per_fight():
@@ -303,7 +303,7 @@ def test_acquired_card_upright_or_reversed_once_per_fight():
     tardis_upright = make_action(MEM, FOR, WOUND, 2, 0)  # acquired card 1 (The TARDIS, +2)
     exchange(g, state, tardis_upright, A(DYN, STA, WOUND))
     assert state[last(0, L_LEVELS)] == 2 and state[side(0, F_ACQUIRED_USED)] == 1
-    assert state[last(0, rules.L_SOURCE)] == rules.SOURCE_UPRIGHT and state[DECK_POS] == 0  # no card drawn
+    assert state[last(0, layout.L_SOURCE)] == layout.SOURCE_UPRIGHT and state[DECK_POS] == 0  # no card drawn
     mask = np.zeros(256, dtype=np.int8)
     rules.legal_mask(state, g.tables, mask)
     assert not any(mask[make_action(a, d, c, k, 0)] for a in range(2) for d in range(2) for c in range(4) for k in range(2, 8))
@@ -327,14 +327,14 @@ def test_gm_insisting_on_a_draw_removes_no_card_but_allows_the_acquired_card():
 def test_threat_level_limits_the_defeat_conditions():
     for threat, allowed in (("trivial", {RESTRAIN, SUBDUE}), ("dangerous", {SUBDUE, WOUND}), ("deadly", {WOUND, KILL})):
         g = game("The Doctor, Dalek", threat=threat)
-        conditions = {rules.action_condition(int(a)) for a in g.legal_actions(start(g))}
+        conditions = {layout.action_condition(int(a)) for a in g.legal_actions(start(g))}
         assert conditions == allowed, threat
 
 
 def test_edge_needs_edges_left():
     g = game("Dalek, The Doctor")
     state = start(g)
-    assert not any(rules.action_edge(int(a)) for a in g.legal_actions(state))  # the Dalek has none
+    assert not any(layout.action_edge(int(a)) for a in g.legal_actions(state))  # the Dalek has none
 
 
 def test_deck_reshuffles_when_empty_and_truncation():
@@ -443,7 +443,8 @@ def test_the_mask_is_each_actions_rule_over_random_fights(mode):
     the Threat Level, a card held (no card only when the GM does not insist, the
     Acquired cards only while unused) and an Edge only with Edges left."""
     from tardis_envs.games.gallifrey.content import C_NUM_ACQUIRED, T_THREAT
-    from tardis_envs.games.gallifrey.rules import character_base, contest_attacker
+    from tardis_envs.games.gallifrey.layout import character_base
+    from tardis_envs.games.gallifrey.rules import contest_attacker
 
     rng = np.random.default_rng(0)
     for threat in ("trivial", "dangerous", "deadly"):
@@ -457,22 +458,22 @@ def test_the_mask_is_each_actions_rule_over_random_fights(mode):
                 state = g.new_state(int(rng.integers(1000)))
                 continue
             seat = state[CURRENT_PLAYER]
-            held = g.tables[character_base(g.tables, state[side(seat, rules.F_CHARACTER)]) + C_NUM_ACQUIRED]
+            held = g.tables[character_base(g.tables, state[side(seat, layout.F_CHARACTER)]) + C_NUM_ACQUIRED]
             low = g.tables[T_THREAT]
             for a in range(g.num_actions):
-                attack, defence = rules.action_attack(a), rules.action_defence(a)
-                card, edge = rules.action_card(a), rules.action_edge(a)
+                attack, defence = layout.action_attack(a), layout.action_defence(a)
+                card, edge = layout.action_card(a), layout.action_edge(a)
                 role_ok = True
                 if mode == "contest":
                     role_ok = defence == 0 if seat == contest_attacker(state) else attack == 0
                 card_ok = (
-                    (card == rules.CARD_NONE and state[side(seat, F_FORCED)] == 0)
+                    (card == layout.CARD_NONE and state[side(seat, F_FORCED)] == 0)
                     or card == CARD_DRAW
                     or (card >= 2 and state[side(seat, F_ACQUIRED_USED)] == 0 and card < 2 + 2 * held)
                 )
                 expected = (
                     role_ok
-                    and low <= rules.action_condition(a) < low + 2
+                    and low <= layout.action_condition(a) < low + 2
                     and card_ok
                     and (edge == 0 or state[side(seat, F_EDGES_LEFT)] > 0)
                 )

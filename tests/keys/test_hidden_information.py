@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tardis_envs
-from tardis_envs.games.keys import rules
+from tardis_envs.games.keys import board, layout
 from tardis_envs.games.keys.content import CENTRE, NUM_TILES
 
 
@@ -34,15 +34,15 @@ def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players):
     for seed in range(6):
         raw = played_state(num_players, seed)
         state = raw.get_state()
-        if state[rules.PHASE] == rules.PHASE_OVER:
+        if state[layout.PHASE] == layout.PHASE_OVER:
             continue
         mover = int(state[0])
         other = (mover + 1) % num_players
         rng = np.random.default_rng(seed)
         changed = state.copy()
         # (a) an opponent's hand: swap one of its cards with a different card from the deck
-        hand = changed[rules.HAND + 10 * other : rules.HAND + 10 * (other + 1)]
-        deck = rules.deck_cards(changed)[: int(changed[rules.DECK_SIZE])]
+        hand = changed[layout.HAND + 10 * other : layout.HAND + 10 * (other + 1)]
+        deck = board.deck_cards(changed)[: int(changed[layout.DECK_SIZE])]
         mine = int(np.flatnonzero(hand)[0])
         swap = int(np.flatnonzero(deck != mine)[0])
         hand[mine] -= 1
@@ -50,15 +50,15 @@ def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players):
         deck[swap] = mine
         # (b) deck order
         rng.shuffle(deck)
-        rules.set_deck_cards(changed, deck)
+        board.set_deck_cards(changed, deck)
         # (c) the kinds of two hidden tiles of one colour
-        revealed, colours, kinds = rules.tile_facts(changed, rules.KINDS_REVEALED), rules.tile_colours(changed), rules.tile_kinds(changed)
+        revealed, colours, kinds = board.tile_facts(changed, layout.KINDS_REVEALED), board.tile_colours(changed), board.tile_kinds(changed)
         hidden = [t for t in range(NUM_TILES) if t != CENTRE and not revealed[t]]
         pairs = [(a, b) for a in hidden for b in hidden if colours[a] == colours[b] and kinds[a] != kinds[b]]
         assert pairs, "some hidden tiles remain"
         a, b = pairs[0]
-        rules.set_tile_kind(changed, a, kinds[b])
-        rules.set_tile_kind(changed, b, kinds[a])
+        board.set_tile_kind(changed, a, kinds[b])
+        board.set_tile_kind(changed, b, kinds[a])
         changed = raw.game.check_state(changed)
         assert not np.array_equal(changed, state)
         for seat in range(num_players):
@@ -75,12 +75,12 @@ def test_revealed_kinds_and_own_hand_are_seen():
     state = raw.get_state()
     seat = int(state[0])
     obs = raw.game.observation(state, seat)
-    hand = state[rules.HAND + 10 * seat : rules.HAND + 10 * (seat + 1)]
-    assert np.allclose(obs[rules.S_HAND : rules.S_HAND + 10], hand / 4)
-    assert obs[rules.P_KIND_UNKNOWN * NUM_TILES : (rules.P_KIND_UNKNOWN + 1) * NUM_TILES].sum() == 48
+    hand = state[layout.HAND + 10 * seat : layout.HAND + 10 * (seat + 1)]
+    assert np.allclose(obs[layout.S_HAND : layout.S_HAND + 10], hand / 4)
+    assert obs[layout.P_KIND_UNKNOWN * NUM_TILES : (layout.P_KIND_UNKNOWN + 1) * NUM_TILES].sum() == 48
     opened = state.copy()
-    rules.set_on_tile(opened, rules.DOORS_OPEN, 0, 1)
-    rules.set_on_tile(opened, rules.KINDS_REVEALED, 0, 1)
+    board.set_on_tile(opened, layout.DOORS_OPEN, 0, 1)
+    board.set_on_tile(opened, layout.KINDS_REVEALED, 0, 1)
     obs = raw.game.observation(opened, 0)
-    kind = rules.tile_kind(opened, 0)
-    assert obs[(rules.P_KIND + kind) * NUM_TILES + 0] == 1
+    kind = board.tile_kind(opened, 0)
+    assert obs[(layout.P_KIND + kind) * NUM_TILES + 0] == 1

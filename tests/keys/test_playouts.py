@@ -7,7 +7,7 @@ import pytest
 import tardis_envs
 from tardis_envs import vector
 from tardis_envs.core.state import STATUS
-from tardis_envs.games.keys import rules
+from tardis_envs.games.keys import board, layout
 from tardis_envs.games.keys.content import CENTRE
 
 from . import naive
@@ -17,21 +17,21 @@ def check_invariants(game, states, masks):
     n = game.num_players
     expected = np.array(game.components.card_counts)
     for c in range(10):
-        deck = rules.deck_cards(states)
-        sizes = states[:, rules.DECK_SIZE]
-        in_deck = ((deck == c) & (np.arange(rules.MAX_CARDS)[None, :] < sizes[:, None])).sum(axis=1)
-        in_hands = sum(states[:, rules.HAND + 10 * s + c] for s in range(n))
-        total = in_deck + in_hands + states[:, rules.DISCARD + c]
-        if c == rules.CARD_BARRIER:
-            total += rules.tile_facts(states, rules.TIME_BARRIERS).sum(axis=1)
-        if c == rules.CARD_COOKIE:
-            total += rules.tile_facts(states, rules.JAM_COOKIES).sum(axis=1)
-        if c == rules.CARD_TUNNEL:
-            total += (rules.tunnel_orientations(states) > 0).sum(axis=1)
-        if c == rules.CARD_PANDORICA:
-            total += (states[:, rules.PANDORICA : rules.PANDORICA + n] > 0).sum(axis=1)
+        deck = board.deck_cards(states)
+        sizes = states[:, layout.DECK_SIZE]
+        in_deck = ((deck == c) & (np.arange(layout.MAX_CARDS)[None, :] < sizes[:, None])).sum(axis=1)
+        in_hands = sum(states[:, layout.HAND + 10 * s + c] for s in range(n))
+        total = in_deck + in_hands + states[:, layout.DISCARD + c]
+        if c == layout.CARD_BARRIER:
+            total += board.tile_facts(states, layout.TIME_BARRIERS).sum(axis=1)
+        if c == layout.CARD_COOKIE:
+            total += board.tile_facts(states, layout.JAM_COOKIES).sum(axis=1)
+        if c == layout.CARD_TUNNEL:
+            total += (board.tunnel_orientations(states) > 0).sum(axis=1)
+        if c == layout.CARD_PANDORICA:
+            total += (states[:, layout.PANDORICA : layout.PANDORICA + n] > 0).sum(axis=1)
         assert (total == expected[c]).all(), f"card type {c} not conserved"
-    pawns = states[:, rules.PAWN : rules.PAWN + n]
+    pawns = states[:, layout.PAWN : layout.PAWN + n]
     for i in range(n):
         for j in range(i + 1, n):
             assert not ((pawns[:, i] == pawns[:, j]) & (pawns[:, i] >= 0)).any(), "two pawns on a tile"
@@ -40,12 +40,12 @@ def check_invariants(game, states, masks):
         under = np.arange(rows.size), tiles  # [game, tile] of each pawn
 
         def under_pawns(facts):
-            return rules.tile_facts(states[rows], facts)[under]
+            return board.tile_facts(states[rows], facts)[under]
 
-        assert (under_pawns(rules.DOORS_OPEN) == 1).all(), "pawn on a closed door"
-        assert (under_pawns(rules.TIME_BARRIERS) == 0).all(), "pawn on a barrier"
-        dalek = rules.tile_kinds(states[rows])[under] == rules.KIND_DALEK
-        assert (under_pawns(rules.JAM_COOKIES)[dalek] == 1).all(), "pawn on a Dalek door"
+        assert (under_pawns(layout.DOORS_OPEN) == 1).all(), "pawn on a closed door"
+        assert (under_pawns(layout.TIME_BARRIERS) == 0).all(), "pawn on a barrier"
+        dalek = board.tile_kinds(states[rows])[under] == layout.KIND_DALEK
+        assert (under_pawns(layout.JAM_COOKIES)[dalek] == 1).all(), "pawn on a Dalek door"
     assert (masks.sum(axis=1) > 0).all(), "a live game has a legal action"
 
 

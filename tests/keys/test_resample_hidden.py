@@ -11,7 +11,7 @@ from scipy.stats import chisquare
 
 import tardis_envs
 from tardis_envs.core.state import CURRENT_PLAYER, RNG_COUNTER, RNG_KEY, RUNNING, STATUS
-from tardis_envs.games.keys import rules
+from tardis_envs.games.keys import board, layout
 from tardis_envs.games.keys.content import CARD_NAMES, NUM_CARD_TYPES, NUM_TILES, TILE_KINDS
 from tardis_envs.games.keys.hidden import resample_hidden
 
@@ -32,29 +32,29 @@ def legal_mask(g, state):
 
 
 def face_down(state):
-    return np.flatnonzero(rules.tile_facts(state, rules.KINDS_REVEALED) == 0)
+    return np.flatnonzero(board.tile_facts(state, layout.KINDS_REVEALED) == 0)
 
 
 def hand_words(seat):
-    return list(range(rules.HAND + NUM_CARD_TYPES * seat, rules.HAND + NUM_CARD_TYPES * (seat + 1)))
+    return list(range(layout.HAND + NUM_CARD_TYPES * seat, layout.HAND + NUM_CARD_TYPES * (seat + 1)))
 
 
 def tile_words(state):
     """Words a redeal may change on the board: the sets of tiles of each kind, when
     some door is face down (only those doors' bits: :func:`resample_and_check`)."""
-    return list(range(rules.KIND_TILES, rules.KIND_TILES + rules.NUM_KINDS)) if face_down(state).size else []
+    return list(range(layout.KIND_TILES, layout.KIND_TILES + layout.NUM_KINDS)) if face_down(state).size else []
 
 
 def card_words(g, state, player):
     """Words a redeal may change among the cards: other hands and the deck."""
     words = [w for seat in range(g.num_players) if seat != player for w in hand_words(seat)]
-    return words + list(range(rules.DECK, rules.DECK + rules.DECK_WORDS))
+    return words + list(range(layout.DECK, layout.DECK + layout.DECK_WORDS))
 
 
 def tiles_hidden(state):
     """Some colour has face-down doors of two kinds: more than one arrangement fits."""
     down = face_down(state)
-    colours, kinds = rules.tile_colours(state)[down], rules.tile_kinds(state)[down]
+    colours, kinds = board.tile_colours(state)[down], board.tile_kinds(state)[down]
     return any(len(set(kinds[colours == c].tolist())) > 1 for c in range(4))
 
 
@@ -62,13 +62,13 @@ def cards_hidden(g, state, player):
     """Two card types share the unseen places, and those places are not all one hand."""
     holders = [seat for seat in range(g.num_players) if seat != player and state[hand_words(seat)].sum() > 0]
     pool = sum((state[hand_words(seat)] for seat in holders), np.zeros(NUM_CARD_TYPES, dtype=np.int64))
-    pool += np.bincount(rules.deck_cards(state)[: int(state[rules.DECK_SIZE])], minlength=NUM_CARD_TYPES)
-    return np.count_nonzero(pool) > 1 and (state[rules.DECK_SIZE] > 0 or len(holders) > 1)
+    pool += np.bincount(board.deck_cards(state)[: int(state[layout.DECK_SIZE])], minlength=NUM_CARD_TYPES)
+    return np.count_nonzero(pool) > 1 and (state[layout.DECK_SIZE] > 0 or len(holders) > 1)
 
 
 def tile_set(state):
     """The door tiles as a multiset of (colour, kind)."""
-    return sorted(zip(rules.tile_colours(state).tolist(), rules.tile_kinds(state).tolist()))
+    return sorted(zip(board.tile_colours(state).tolist(), board.tile_kinds(state).tolist()))
 
 
 def resample_and_check(g, state, player):
@@ -84,9 +84,9 @@ def resample_and_check(g, state, player):
     kept = np.ones(state.shape[0], dtype=bool)
     kept[[RNG_COUNTER, *tile_words(state), *card_words(g, state, player)]] = False
     assert np.array_equal(redealt[kept], state[kept]), "a word the seat sees (or public history) changed"
-    face_up = rules.tile_facts(state, rules.KINDS_REVEALED) == 1
-    assert np.array_equal(rules.tile_kinds(redealt)[face_up], rules.tile_kinds(state)[face_up]), "a face-up kind changed"
-    assert (rules.deck_cards(redealt)[int(state[rules.DECK_SIZE]) :] == 0).all(), "a slot past the deck is not empty"
+    face_up = board.tile_facts(state, layout.KINDS_REVEALED) == 1
+    assert np.array_equal(board.tile_kinds(redealt)[face_up], board.tile_kinds(state)[face_up]), "a face-up kind changed"
+    assert (board.deck_cards(redealt)[int(state[layout.DECK_SIZE]) :] == 0).all(), "a slot past the deck is not empty"
     return redealt
 
 
@@ -124,7 +124,7 @@ def test_a_redeal_keeps_what_the_seat_sees_and_play_goes_on(num_players, reveal_
                 for player in range(num_players):
                     redealt = resample_and_check(g, state, player)
                     if reveal_tiles:
-                        assert np.array_equal(rules.tile_kinds(redealt), rules.tile_kinds(state))
+                        assert np.array_equal(board.tile_kinds(redealt), board.tile_kinds(state))
                     assert_redeals_vary(g, state, player)
                     if step % 45 == 0:
                         play_out(g, redealt, rng)
@@ -142,9 +142,9 @@ def arranged(g, state, hands, deck):
     every other card not on the board goes to the discard pile."""
     for seat, cards in hands.items():
         state[hand_words(seat)] = np.bincount(cards, minlength=NUM_CARD_TYPES)
-    rules.set_deck_cards(state, deck)
-    state[rules.DISCARD : rules.DISCARD + NUM_CARD_TYPES] = 0
-    state[rules.DISCARD : rules.DISCARD + NUM_CARD_TYPES] = np.array(g.components.card_counts) - g.card_totals(state)
+    board.set_deck_cards(state, deck)
+    state[layout.DISCARD : layout.DISCARD + NUM_CARD_TYPES] = 0
+    state[layout.DISCARD : layout.DISCARD + NUM_CARD_TYPES] = np.array(g.components.card_counts) - g.card_totals(state)
     return g.check_state(state)
 
 
@@ -164,8 +164,8 @@ def test_nothing_hidden_nothing_changes(reveal_tiles):
     g = keys(num_players=2, reveal_tiles=reveal_tiles)
     state = arranged(g, g.new_state(7), {0: [SONIC] * 3, 1: [SONIC] * 3}, [SONIC] * 5)
     if not reveal_tiles:
-        face_up = rules.tile_kinds(state) != TILE_KINDS.index("plain")
-        state[rules.KINDS_REVEALED] = int((face_up.astype(np.int64) << np.arange(NUM_TILES)).sum())
+        face_up = board.tile_kinds(state) != TILE_KINDS.index("plain")
+        state[layout.KINDS_REVEALED] = int((face_up.astype(np.int64) << np.arange(NUM_TILES)).sum())
         assert face_down(state).size == 28
     for player in (0, 1):
         assert not tiles_hidden(state) and not cards_hidden(g, state, player)
@@ -179,16 +179,16 @@ def test_the_face_down_kinds_are_uniform_over_their_arrangements():
     # four red doors face down, one each of plain, Dalek, Key tile and Extra Turn: 24 arrangements
     g = keys(num_players=2)
     state = g.new_state(3)
-    colours, kinds = rules.tile_colours(state), rules.tile_kinds(state)
+    colours, kinds = board.tile_colours(state), board.tile_kinds(state)
     doors = [int(np.flatnonzero((colours == RED) & (kinds == kind))[0]) for kind in range(4)]
-    state[rules.KINDS_REVEALED] = rules.ALL_TILES
+    state[layout.KINDS_REVEALED] = board.ALL_TILES
     for door in doors:
-        rules.set_on_tile(state, rules.KINDS_REVEALED, door, 0)
+        board.set_on_tile(state, layout.KINDS_REVEALED, door, 0)
     state = g.check_state(state)
     counts = dict.fromkeys(itertools.permutations(range(4)), 0)
     for key in range(4800):
         redealt = redeal_from(g, state, 1, key)
-        counts[tuple(rules.tile_kinds(redealt)[doors].tolist())] += 1  # a KeyError: a kind left the red doors
+        counts[tuple(board.tile_kinds(redealt)[doors].tolist())] += 1  # a KeyError: a kind left the red doors
     assert chisquare(list(counts.values())).pvalue > 1e-3, counts
 
 
@@ -215,6 +215,6 @@ def test_the_unseen_cards_are_dealt_uniformly(player):
         redealt = redeal_from(g, state, player, key)
         assert np.array_equal(redealt[hand_words(player)], state[hand_words(player)])
         dealt = [c for seat in others for c in np.repeat(np.arange(NUM_CARD_TYPES), redealt[hand_words(seat)])]
-        counts[deal(dealt + rules.deck_cards(redealt)[:2].tolist())] += 1  # a KeyError: a card that was not unseen
+        counts[deal(dealt + board.deck_cards(redealt)[:2].tolist())] += 1  # a KeyError: a card that was not unseen
     total = sum(expected.values())
     assert chisquare([counts[k] for k in expected], [draws * expected[k] / total for k in expected]).pvalue > 1e-3

@@ -8,7 +8,8 @@ Control Tile is d4. South (seat 0) enters on rank 1 and wins on rank 7; north
 import pytest
 
 import tardis_envs
-from tardis_envs.games.keys import rules
+from tardis_envs.core.state import HEADER_SIZE
+from tardis_envs.games.keys import board, content, layout, rules
 
 
 def door(colour, kind="plain", **flags):
@@ -315,7 +316,7 @@ def test_key_tile_bonus_once_per_player_per_tile():
     setup(env, tiles={"b1": door("red", open=True), "b2": door("green", "key_tile", open=True)}, pawns={0: "b1"}, phase="move")
     raw = env.unwrapped
     state = raw.get_state()
-    state[rules.BONUS_USED + 0] = 1 << (1 * 7 + 1)
+    state[layout.BONUS_USED + 0] = 1 << (1 * 7 + 1)
     raw.set_state(state)
     act(env, "move north")
     assert raw.describe()["phase"] == "play_card" and env.agent_selection == "north"
@@ -326,7 +327,7 @@ def test_key_tile_bonus_is_per_player():
     setup(env, tiles={"b7": door("red", open=True), "b6": door("green", "key_tile", open=True)}, pawns={1: "b7"}, phase="move", to_move=1)
     raw = env.unwrapped
     state = raw.get_state()
-    state[rules.BONUS_USED + 0] = 1 << (5 * 7 + 1)  # south used b6 already
+    state[layout.BONUS_USED + 0] = 1 << (5 * 7 + 1)  # south used b6 already
     raw.set_state(state)
     act(env, "move south")
     assert raw.describe()["phase"] == "key_tile_bonus"
@@ -384,9 +385,9 @@ def test_three_player_rewards_and_seats():
 def test_actions_are_in_the_movers_frame():
     env = new_env()
     raw = setup(env, tiles={"c7": door("red", open=True), "c6": door("red", open=True)}, pawns={1: "c7"}, phase="move", to_move=1)
-    forward = rules.A_MOVE + 0
+    forward = layout.A_MOVE + 0
     assert raw.action_to_string(forward) == "move south"  # north's forward is south
-    assert raw.legal_actions() == sorted([forward, rules.A_LEAVE, rules.A_STAY])
+    assert raw.legal_actions() == sorted([forward, layout.A_LEAVE, layout.A_STAY])
 
 
 def test_deck_is_refilled_from_the_discards():
@@ -394,15 +395,15 @@ def test_deck_is_refilled_from_the_discards():
     raw = env.unwrapped
     state = raw.get_state()
     # move the whole deck to the discard pile
-    size = int(state[rules.DECK_SIZE])
-    for card in rules.deck_cards(state)[:size]:
-        state[rules.DISCARD + card] += 1
-    rules.set_deck_cards(state, [])
+    size = int(state[layout.DECK_SIZE])
+    for card in board.deck_cards(state)[:size]:
+        state[layout.DISCARD + card] += 1
+    board.set_deck_cards(state, [])
     raw.set_state(state)
     discards = sum(raw.describe()["discard"].values())
     env.step(raw.legal_actions()[-1])  # a discard
     if raw.describe()["phase"] == "move":
-        env.step(rules.A_STAY)
+        env.step(layout.A_STAY)
     info = raw.describe()
     assert info["deck_size"] == discards + 1 - 1  # all discards reshuffled, one drawn
     assert sum(info["discard"].values()) == 0
@@ -467,29 +468,29 @@ def test_the_tile_card_actions_follow_each_tiles_rules_over_random_games(num_pla
         if state[rules.STATUS] != rules.RUNNING:
             state = game.new_state(int(rng.integers(1000)))
             continue
-        if state[rules.PHASE] == rules.PHASE_PLAY:
+        if state[layout.PHASE] == layout.PHASE_PLAY:
             seat = state[rules.CURRENT_PLAYER]
-            side = rules.seat_side(game.tables, seat)
-            hand = rules.HAND + rules.NUM_CARD_TYPES * seat
-            for t in range(rules.NUM_TILES):
-                a = rules.rel_to_abs(side, t)
-                barred = rules.on_tile(state, rules.TIME_BARRIERS, a) == 1
-                free = rules.pawn_on(state, game.tables, a) < 0
+            side = board.seat_side(game.tables, seat)
+            hand = layout.HAND + content.NUM_CARD_TYPES * seat
+            for t in range(content.NUM_TILES):
+                a = board.rel_to_abs(side, t)
+                barred = board.on_tile(state, layout.TIME_BARRIERS, a) == 1
+                free = board.pawn_on(state, game.tables, a) < 0
                 # the door rule, stated here tile by tile: no barrier, not the Control Tile;
                 # closing an open door needs no Jam Cookie and no pawn on it
-                is_open = rules.on_tile(state, rules.DOORS_OPEN, a) == 1
-                cookie_on = rules.on_tile(state, rules.JAM_COOKIES, a) == 1
-                toggleable = a != rules.CENTRE and not barred and (not is_open or (not cookie_on and free))
-                assert toggleable == rules.can_toggle(state, game.tables, a)
-                colour = rules.tile_colour(state, a)
+                is_open = board.on_tile(state, layout.DOORS_OPEN, a) == 1
+                cookie_on = board.on_tile(state, layout.JAM_COOKIES, a) == 1
+                toggleable = a != content.CENTRE and not barred and (not is_open or (not cookie_on and free))
+                assert toggleable == board.can_toggle(state, game.tables, a)
+                colour = board.tile_colour(state, a)
                 expected = {
-                    rules.A_KEY: toggleable and state[hand + rules.CARD_KEY + colour] > 0,
-                    rules.A_SONIC: toggleable and state[hand + rules.CARD_SONIC] > 0,
-                    rules.A_UNBAR: barred and state[hand + rules.CARD_SONIC] > 0,
-                    rules.A_BARRIER: state[hand + rules.CARD_BARRIER] > 0 and a != rules.CENTRE and not barred and free,
-                    rules.A_COOKIE: state[hand + rules.CARD_COOKIE] > 0
-                    and rules.tile_kind(state, a) == rules.KIND_DALEK
-                    and rules.on_tile(state, rules.KINDS_REVEALED, a) == 1
+                    layout.A_KEY: toggleable and state[hand + layout.CARD_KEY + colour] > 0,
+                    layout.A_SONIC: toggleable and state[hand + layout.CARD_SONIC] > 0,
+                    layout.A_UNBAR: barred and state[hand + layout.CARD_SONIC] > 0,
+                    layout.A_BARRIER: state[hand + layout.CARD_BARRIER] > 0 and a != content.CENTRE and not barred and free,
+                    layout.A_COOKIE: state[hand + layout.CARD_COOKIE] > 0
+                    and board.tile_kind(state, a) == layout.KIND_DALEK
+                    and board.on_tile(state, layout.KINDS_REVEALED, a) == 1
                     and not cookie_on
                     and not barred,
                 }
@@ -510,7 +511,7 @@ def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
 
     import numpy as np
 
-    from tardis_envs.games.keys.game import EARLIER_DECK, EARLIER_DECK_SIZE, EARLIER_STATE_SIZE
+    from tardis_envs.games.keys.check import EARLIER_DECK, EARLIER_DECK_SIZE, EARLIER_STATE_SIZE
 
     records = json.loads((Path(__file__).parent / "data" / "earlier_layout_states.json").read_text())
     for record in records:
@@ -522,14 +523,14 @@ def test_a_state_saved_under_the_earlier_layout_loads_as_the_same_position():
         assert env.unwrapped.describe() == record["describe"]
         # the draw pile in order (describe gives its size only): a word per card in the earlier layout
         size = int(saved[EARLIER_DECK_SIZE])
-        assert rules.deck_cards(env.unwrapped.get_state())[:size].tolist() == saved[EARLIER_DECK : EARLIER_DECK + size].tolist()
-        assert env.unwrapped.get_state().size == rules.STATE_SIZE < EARLIER_STATE_SIZE
+        assert board.deck_cards(env.unwrapped.get_state())[:size].tolist() == saved[EARLIER_DECK : EARLIER_DECK + size].tolist()
+        assert env.unwrapped.get_state().size == layout.STATE_SIZE < EARLIER_STATE_SIZE
         for _ in range(5):
             if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
                 break
             env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     corrupt = np.array(records[0]["state"], dtype=np.int64)
-    corrupt[rules.HEADER_SIZE + 3] = 7  # a colour that does not exist
+    corrupt[HEADER_SIZE + 3] = 7  # a colour that does not exist
     env = tardis_envs.make("keys_to_the_tardis_v0", **records[0]["options"])
     env.reset(seed=0)
     with pytest.raises(ValueError, match="earlier layout.*colours or kinds"):

@@ -5,7 +5,7 @@ import pytest
 
 from tardis_envs.core.rng import seed_to_key
 from tardis_envs.core.state import CURRENT_PLAYER, STATUS
-from tardis_envs.games.tardis_run import rules
+from tardis_envs.games.tardis_run import layout, rules
 from tardis_envs.games.tardis_run.game import TardisRun
 
 from . import naive
@@ -18,10 +18,10 @@ def to_naive(game, state):
         teleports={**{a: b for a, b in game.board.teleports}, **{b: a for a, b in game.board.teleports}},
     )
     pos.progress = [game.progress(state, 0), game.progress(state, 1)]
-    pos.owner = int(state[rules.BLACK_PADDLE_OWNER])
+    pos.owner = int(state[layout.BLACK_PADDLE_OWNER])
     pos.to_move = int(state[CURRENT_PLAYER])
-    pos.pending = int(state[rules.PENDING_PROGRESS]) if state[rules.PHASE] == rules.PHASE_EXTRA_MOVE else None
-    winner = int(state[rules.WINNER])
+    pos.pending = int(state[layout.PENDING_PROGRESS]) if state[layout.PHASE] == layout.PHASE_EXTRA_MOVE else None
+    winner = int(state[layout.WINNER])
     pos.winner = winner if winner >= 0 else None
     return pos
 
@@ -47,7 +47,7 @@ def test_kernels_match_the_reference(board):
     for state in sample_states(game, 25, seed=5):
         rules.legal_mask(state, game.tables, mask)
         assert np.flatnonzero(mask).tolist() == naive.legal_actions(to_naive(game, state))
-        if state[rules.PHASE] == rules.PHASE_EXTRA_MOVE:
+        if state[layout.PHASE] == layout.PHASE_EXTRA_MOVE:
             for take in (True, False):
                 ours = state.copy()
                 rules.resolve_extra(ours, game.tables, int(state[CURRENT_PLAYER]), take)
@@ -56,7 +56,7 @@ def test_kernels_match_the_reference(board):
                 assert to_naive(game, ours).canonical() == ref.canonical()
             continue
         for action in np.flatnonzero(mask):
-            rank = -1 if action == rules.ROLL else int(action) // 2
+            rank = -1 if action == layout.ROLL else int(action) // 2
             for seals in range(13):
                 ours = state.copy()
                 rules.resolve_roll(ours, game.tables, int(state[CURRENT_PLAYER]), rank, seals)

@@ -8,7 +8,8 @@ import pytest
 from scipy.stats import chisquare
 
 from tardis_envs import vector
-from tardis_envs.games.tardis_run.rules import LAST_SEALS, STATE_SIZE, roll_paddles
+from tardis_envs.games.tardis_run.layout import LAST_SEALS, STATE_SIZE
+from tardis_envs.games.tardis_run.rules import roll_paddles
 
 from .helpers import rig_paddles
 

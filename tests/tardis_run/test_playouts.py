@@ -5,7 +5,7 @@ import pytest
 
 from tardis_envs import vector
 from tardis_envs.core.state import STATUS
-from tardis_envs.games.tardis_run.rules import BLACK_PADDLE_OWNER, NUM_PIECES, PROGRESS
+from tardis_envs.games.tardis_run.layout import BLACK_PADDLE_OWNER, NUM_PIECES, PROGRESS
 
 from ..helpers import random_legal
 
@@ -66,7 +66,8 @@ def test_random_playouts_keep_invariants(board):
 def test_winner_holds_the_black_paddle_with_all_pieces_out():
     from tardis_envs.core.rng import seed_to_key
     from tardis_envs.games.tardis_run.game import TardisRun
-    from tardis_envs.games.tardis_run.rules import WINNER, legal_mask, step
+    from tardis_envs.games.tardis_run.layout import WINNER
+    from tardis_envs.games.tardis_run.rules import legal_mask, step
 
     game = TardisRun()
     rng = np.random.default_rng(3)

@@ -12,7 +12,7 @@ Arrows 5->10, 10->5, 19->24, 24->19; teleports 7<->22.
 import numpy as np
 import pytest
 
-from tardis_envs.games.tardis_run import rules
+from tardis_envs.games.tardis_run import layout
 from tardis_envs.games.tardis_run.game import ACTION_NAMES
 
 from .helpers import WHITE_FACES_FOR, new_env, setup
@@ -85,7 +85,7 @@ def test_shortcut_taken():
     info = env.unwrapped.describe()
     assert info["phase"] == "extra_move" and env.agent_selection == "doctors"
     assert info["pending_extra_move"] == {"square": 5, "target": 10, "kind": "shortcut"}
-    assert np.flatnonzero(env.observe("doctors")["action_mask"]).tolist() == [rules.TAKE_EXTRA, rules.DECLINE_EXTRA]
+    assert np.flatnonzero(env.observe("doctors")["action_mask"]).tolist() == [layout.TAKE_EXTRA, layout.DECLINE_EXTRA]
     move(env, "take extra move")
     assert pieces(env, "doctors")[0] == 10
     assert env.unwrapped.describe()["last_roll"]["extra_move"] == "taken"
@@ -210,7 +210,7 @@ def test_all_out_without_the_black_paddle_does_not_win():
     assert info["status"] == "running" and info["winner"] is None
     env.step(0)  # the Monsters move
     assert env.agent_selection == "doctors"
-    assert np.flatnonzero(env.observe("doctors")["action_mask"]).tolist() == [rules.ROLL]
+    assert np.flatnonzero(env.observe("doctors")["action_mask"]).tolist() == [layout.ROLL]
     # a non-zero roll does nothing; a zero claims the paddle and wins
     env.unwrapped.set_state(setup(env, WHITE_FACES_FOR[4], doctors=[29] * 4, black_paddle_owner="monsters", to_move="doctors").get_state())
     move(env, "roll")
@@ -247,8 +247,8 @@ def test_max_turns_truncates_as_a_draw():
 def test_action_names_read_like_table_talk():
     assert ACTION_NAMES[0] == "move piece 1"
     assert ACTION_NAMES[1] == "move piece 1 with black paddle"
-    assert ACTION_NAMES[rules.ROLL] == "roll"
-    assert ACTION_NAMES[rules.TAKE_EXTRA] == "take extra move"
+    assert ACTION_NAMES[layout.ROLL] == "roll"
+    assert ACTION_NAMES[layout.TAKE_EXTRA] == "take extra move"
 
 
 def test_observation_is_from_the_observers_side():
@@ -257,18 +257,18 @@ def test_observation_is_from_the_observers_side():
     width = 30
     doc = env.observe("doctors")["observation"]
     mon = env.observe("monsters")["observation"]
-    assert doc.shape == (rules.NUM_PLANES, width)
-    assert doc[rules.OBS_OWN_PIECE, 3] == 1  # own leader at progress 3
-    assert doc[rules.OBS_OPPONENT_PIECE, 10] == 1  # monster on square 10 = doctors' column 10
-    assert mon[rules.OBS_OWN_PIECE, M - 10] == 1
-    assert mon[rules.OBS_OPPONENT_PIECE, M - 3] == 1
-    assert doc[rules.OBS_HOLD_BLACK].all() and not doc[rules.OBS_OPPONENT_HOLDS_BLACK].any()
-    assert mon[rules.OBS_OPPONENT_HOLDS_BLACK].all()
+    assert doc.shape == (layout.NUM_PLANES, width)
+    assert doc[layout.OBS_OWN_PIECE, 3] == 1  # own leader at progress 3
+    assert doc[layout.OBS_OPPONENT_PIECE, 10] == 1  # monster on square 10 = doctors' column 10
+    assert mon[layout.OBS_OWN_PIECE, M - 10] == 1
+    assert mon[layout.OBS_OPPONENT_PIECE, M - 3] == 1
+    assert doc[layout.OBS_HOLD_BLACK].all() and not doc[layout.OBS_OPPONENT_HOLDS_BLACK].any()
+    assert mon[layout.OBS_OPPONENT_HOLDS_BLACK].all()
     # arrows: doctors see 5 -> 10 as +5 squares; monsters see square 5 at their column 24
-    assert doc[rules.OBS_ARROW, 5] == 1 and doc[rules.OBS_ARROW_SHIFT, 5] == pytest.approx(5 / 28)
-    assert mon[rules.OBS_ARROW, M - 5] == 1 and mon[rules.OBS_ARROW_SHIFT, M - 5] == pytest.approx(-5 / 28)
+    assert doc[layout.OBS_ARROW, 5] == 1 and doc[layout.OBS_ARROW_SHIFT, 5] == pytest.approx(5 / 28)
+    assert mon[layout.OBS_ARROW, M - 5] == 1 and mon[layout.OBS_ARROW_SHIFT, M - 5] == pytest.approx(-5 / 28)
     # home pieces of the opponent sit past the exit, at column L + 1
-    assert doc[rules.OBS_OPPONENT_PIECE + 1, 29] == 1
+    assert doc[layout.OBS_OPPONENT_PIECE + 1, 29] == 1
 
 
 def test_position_builder_validates():

@@ -9,8 +9,12 @@ inside, a non-king passenger, and the plies the TARDIS rules count from.
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...core.game import EarlierLayout
 from ...core.jit import njit
 from ...core.state import RUNNING, STATUS, VALID, first_outside
+from . import layout
 from .layout import (
     BACKWARD_TRAVELS,
     BOARD,
@@ -83,6 +87,7 @@ from .layout import (
     WINNER,
     ZEROING,
 )
+from .tardis import write_snapshot_squares
 
 NO_TRAVEL = -100  # LAST_TRAVEL_PLY before any time travel
 
@@ -399,3 +404,31 @@ def _check_tardis(state, doctor):
     if not 0 <= state[EVICTED_ID] <= 255 or (evicted == EMPTY and state[EVICTED_ID] != 0):
         return BAD_EVICTED, EVICTED_ID
     return VALID, -1
+
+
+# --- states saved under an earlier layout ----------------------------------------
+# The state's layout before the history ring was packed (up to tardis_envs commit 519551a):
+# each of the HISTORY entries was 64 words (square sq: piece code | piece id << 4) and the
+# seven fields of the current entry, from SNAP_CASTLING on, in the same order.
+EARLIER_SNAP_SIZE = 71
+EARLIER_STATE_SIZE = layout.HIST + layout.HISTORY * EARLIER_SNAP_SIZE
+_SNAP_FIELDS = layout.SNAP_SIZE - layout.SNAP_CASTLING
+
+
+def upgrade_from_layout_1(game, state: np.ndarray) -> np.ndarray:
+    """A state of the layout before the history ring was packed (``EARLIER_STATE_SIZE``
+    words: a word per square in each history entry), rewritten in layout 2."""
+    current = np.zeros(layout.STATE_SIZE, dtype=np.int64)
+    current[: layout.HIST] = state[: layout.HIST]
+    for entry in range(layout.HISTORY):
+        earlier = state[layout.HIST + entry * EARLIER_SNAP_SIZE : layout.HIST + (entry + 1) * EARLIER_SNAP_SIZE].astype(np.int64)
+        squares = earlier[:64]
+        if ((squares < 0) | (squares >= 256 << 4)).any():
+            raise ValueError(f"{game.spec.env_id}: corrupt state (earlier layout): history entry {entry} has a square word out of range")
+        at = layout.HIST + entry * layout.SNAP_SIZE
+        write_snapshot_squares(current, at, squares & 15, squares >> 4)
+        current[at + layout.SNAP_CASTLING : at + layout.SNAP_SIZE] = earlier[64 : 64 + _SNAP_FIELDS]
+    return current
+
+
+EARLIER_LAYOUTS = (EarlierLayout(version=1, state_size=EARLIER_STATE_SIZE, upgrade=upgrade_from_layout_1),)

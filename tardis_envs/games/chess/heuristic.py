@@ -68,11 +68,7 @@ from .layout import (
     move_promotion,
     move_to,
 )
-from .rules import (
-    action_squares,
-    legal_mask,
-    step,
-)
+from .rules import action_squares, legal_mask, step
 from .tardis import (
     doctor_move_legal,
 )

@@ -84,6 +84,11 @@ import numpy as np
 from ...core.jit import njit
 from ...core.state import HEADER_SIZE
 
+# the version of this layout (``Game.layout_version``); a saved state of an earlier one is upgraded
+# 2: the history ring packed (1: a word per square in each history entry; check.py upgrades a
+# state saved so)
+LAYOUT_VERSION = 2
+
 # --- pieces ---------------------------------------------------------------
 EMPTY = 0
 PAWN = 1

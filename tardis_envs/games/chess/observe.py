@@ -3,7 +3,8 @@
 
 Options change the layout: ``history_planes`` keeps that many earlier positions
 (the planes after the history move up), ``threat_planes`` appends eight planes of
-attackers, pieces en prise and (written by ``rules.observe``) the moves that mate at once.
+attackers, pieces en prise and the moves that mate at once (``mating_moves``: they need
+the rules' ``step``).
 
 The planes are written with :func:`~tardis_envs.core.observation.mark`, ``fill`` and
 ``put_one``, so the same kernel compiled for an ``int64`` output writes the packed
@@ -15,15 +16,17 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import overload
 
-from ...core.jit import njit
+from ...core.jit import njit, njit_alloc
 from ...core.observation import fill, mark, mark_bits, put, put_one
 from ...core.sampling import bmi2_or, extract_bits, reversed_bytes
+from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
 from .board import (
     ATTACKER_VALUE,
     attackers,
     repetitions,
 )
 from .layout import (
+    A_END_TURN,
     BACKWARD_TRAVELS,
     BLACK,
     BOARD,
@@ -42,6 +45,8 @@ from .layout import (
     LAST_TRAVEL_PLY,
     MAX_BACKWARD_TRAVELS,
     MAX_TRAVEL,
+    NUM_ACTIONS,
+    NUM_CHESS_ACTIONS,
     NUM_PIECE_PLANES,
     NUM_PLANES,
     P_BACKWARD_TRAVELS,
@@ -70,8 +75,10 @@ from .layout import (
     PHASE,
     PHASE_EVICT,
     PHASE_FOLLOW_UP,
+    PHASE_MOVE,
     PLY,
     SNAP_CODES,
+    STATE_SIZE,
     T_HISTORY_PLANES,
     T_MAX_PLIES,
     T_THREAT_PLANES,
@@ -80,9 +87,11 @@ from .layout import (
     TARDIS_RETURN_PLY,
     TARDIS_SQ,
     TRAVEL_BAN_PLIES,
+    WINNER,
     frame,
     planes_left_out,
 )
+from .rules import action_squares, legal_mask, step
 from .tardis import (
     history_slot,
 )
@@ -179,7 +188,7 @@ def threat_planes_at(tables):
 
 @njit
 def observe_planes(state, tables, player, out):
-    """Every plane but the mating moves (rules.observe adds those)."""
+    """Every plane but the mating moves (``observe`` adds those)."""
     out[:] = 0.0
     count = state[HIST_COUNT]
     positions = 1 + tables[T_HISTORY_PLANES]
@@ -264,3 +273,34 @@ def _threats(state, player, out, at):
                 put(out, at + 256 + at_sq, value, 10)
         elif own_count > 0 and (opp_count == 0 or own_least < value):
             put(out, at + 320 + at_sq, value, 10)
+
+
+@njit
+def observe(state, tables, player, out):
+    """The observation (``observe_planes``), and with ``threat_planes`` the mating moves of the
+    side to move when it is the observer's turn to move."""
+    observe_planes(state, tables, player, out)
+    if tables[T_THREAT_PLANES] and player == state[CURRENT_PLAYER] and state[STATUS] == RUNNING and state[PHASE] == PHASE_MOVE:
+        mating_moves(state, tables, out, threat_planes_at(tables) + 6 * 64)
+
+
+@njit_alloc
+def mating_moves(state, tables, out, at):
+    """Mark the from square (``out[at + sq]``) and the to square (``out[at + 64 + sq]``), in the
+    mover's frame, of every legal chess move that checkmates at once (after declining the
+    optional follow-up when one is offered)."""
+    mover = state[CURRENT_PLAYER]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal_mask(state, tables, mask)
+    child = np.empty(STATE_SIZE, dtype=np.int64)
+    for action in range(NUM_CHESS_ACTIONS):
+        if mask[action] == 0:
+            continue
+        copy_state(child, state)
+        step(child, tables, action)
+        if child[STATUS] == RUNNING and child[CURRENT_PLAYER] == mover and child[PHASE] == PHASE_FOLLOW_UP:
+            step(child, tables, A_END_TURN)
+        if child[STATUS] == TERMINATED and child[WINNER] == mover:
+            frm, to = action_squares(state, action)
+            out[at + frame(frm, mover)] = 1.0
+            out[at + 64 + frame(to, mover)] = 1.0

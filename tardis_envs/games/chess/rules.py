@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ...core.jit import njit, njit_alloc, stack_empty
+from ...core.jit import njit, stack_empty
 from ...core.rewards import clear_rewards, reward_win
-from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, TRUNCATED, copy_state
+from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, TRUNCATED
 from .board import (
     apply_chess_move,
     attacker_bits_of,
@@ -91,7 +91,6 @@ from .layout import (
     MAX_MOVES,
     MAX_TRAVEL,
     NEIGHBOUR,
-    NUM_ACTIONS,
     NUM_CHESS_ACTIONS,
     PASSENGER,
     PASSENGER_ENTRY_PLY,
@@ -117,7 +116,6 @@ from .layout import (
     REP_COUNT,
     REP_RING,
     REP_RING_SIZE,
-    STATE_SIZE,
     T_DOCTOR,
     T_MAX_PLIES,
     T_START_BOARD,
@@ -130,7 +128,6 @@ from .layout import (
     T_START_PASSENGER,
     T_START_SIDE,
     T_START_TARDIS,
-    T_THREAT_PLANES,
     TARDIS_ABSENT,
     TARDIS_PREV_SQ,
     TARDIS_RETURN_PLY,
@@ -147,7 +144,6 @@ from .layout import (
     move_to,
     queen_if_last_rank,
 )
-from .observe import observe_planes, threat_planes_at
 from .tardis import (
     apply_doctor_move,
     apply_tardis_move,
@@ -167,7 +163,6 @@ __all__ = [
     "init",
     "step",
     "legal_mask",
-    "observe",
     "legal_chess_moves",
     "action_squares",
     "perft",
@@ -624,35 +619,3 @@ def _play(state, tables, action, mask):
         state[LAST_PROMOTION] = EMPTY
         return _end_turn(state, tables, False, mask)
     return _tardis_action(state, tables, action, mask)
-
-
-@njit
-def observe(state, tables, player, out):
-    """The observation (:mod:`.observe`), and with ``threat_planes`` the mating moves of the
-    side to move when it is the observer's turn to move (they need ``step``, so they are
-    written here rather than in observe.py)."""
-    observe_planes(state, tables, player, out)
-    if tables[T_THREAT_PLANES] and player == state[CURRENT_PLAYER] and state[STATUS] == RUNNING and state[PHASE] == PHASE_MOVE:
-        mating_moves(state, tables, out, threat_planes_at(tables) + 6 * 64)
-
-
-@njit_alloc
-def mating_moves(state, tables, out, at):
-    """Mark the from square (``out[at + sq]``) and the to square (``out[at + 64 + sq]``), in the
-    mover's frame, of every legal chess move that checkmates at once (after declining the
-    optional follow-up when one is offered)."""
-    mover = state[CURRENT_PLAYER]
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    legal_mask(state, tables, mask)
-    child = np.empty(STATE_SIZE, dtype=np.int64)
-    for action in range(NUM_CHESS_ACTIONS):
-        if mask[action] == 0:
-            continue
-        copy_state(child, state)
-        step(child, tables, action)
-        if child[STATUS] == RUNNING and child[CURRENT_PLAYER] == mover and child[PHASE] == PHASE_FOLLOW_UP:
-            step(child, tables, A_END_TURN)
-        if child[STATUS] == TERMINATED and child[WINNER] == mover:
-            frm, to = action_squares(state, action)
-            out[at + frame(frm, mover)] = 1.0
-            out[at + 64 + frame(to, mover)] = 1.0

@@ -10,6 +10,7 @@ markers on the board, one Doctor card per seat.
 
 from __future__ import annotations
 
+from ...core.game import EarlierLayout
 from ...core.jit import njit
 from ...core.state import MAX_PLAYERS, RUNNING, STATUS, VALID, first_outside
 from .content import (
@@ -477,3 +478,7 @@ def _check_adventure(state, tables, n):
     if not -1 <= state[LAST_CHALLENGE_ZONE] < MAX_ZONES:
         return BAD_LAST, LAST_CHALLENGE_ZONE
     return VALID, -1
+
+
+# no state was ever stored in another layout of this game
+EARLIER_LAYOUTS: tuple[EarlierLayout, ...] = ()

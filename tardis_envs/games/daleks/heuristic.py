@@ -39,17 +39,10 @@ from ...core.rng import hash_words
 from ...core.sampling import count_legal, nth_legal
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TRUNCATED
 from . import layout as L
-from .abilities import ability_field, card_field, from_hand, holds, sonic_cost
-from .adventure import pool_limit
-from .common import (
-    daleks_fighting,
-    daleks_in_play,
-    daleks_on_earth,
-    hand_size,
-    imprisoned,
-    zone_open,
-    zone_record,
-)
+from .components.cards import hand_size
+from .components.challenge import imprisoned
+from .components.dalek_markers import daleks_fighting, daleks_in_play, daleks_on_earth
+from .components.locations import zone_open, zone_record
 from .content import (
     ABILITY_COLOUR,
     ABILITY_COUNT,
@@ -113,6 +106,8 @@ from .content import (
     ZONE_FIELDS,
 )
 from .odds import meet_probability
+from .phases.abilities import ability_field, card_field, from_hand, holds, sonic_cost
+from .phases.adventure import pool_limit
 from .rules import legal_mask, step
 
 W_SONIC = 0  # value of a Sonic Charge token

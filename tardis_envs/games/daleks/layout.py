@@ -22,6 +22,9 @@ from __future__ import annotations
 from ...core.state import HEADER_SIZE, MAX_PLAYERS
 from .content import MAX_ABILITIES, NUM_ANOMALIES, NUM_CARDS, NUM_COLOURS, NUM_COMPANIONS, NUM_DILEMMAS, NUM_LOCATIONS, NUM_SYMBOLS
 
+# the version of this layout (``Game.layout_version``); a saved state of an earlier one is upgraded
+LAYOUT_VERSION = 1
+
 MAX_SLOTS = 14  # Earth + a Location per Doctor (4) + one per Dalek marker (6) + Location anomalies
 ZONES_PER_SLOT = 3
 MAX_ZONES = MAX_SLOTS * ZONES_PER_SLOT

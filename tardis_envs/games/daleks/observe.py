@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...core.jit import njit
 from ...core.observation import put
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS
-from .common import hand_size
+from .components.cards import hand_size
 from .content import (
     AN_IMPRISON_COUNT,
     AN_PROGRESS_NEEDED,

@@ -1,5 +1,5 @@
 """Time of the Daleks rules: the kernel contract (``init``, ``step``, ``legal_mask``,
-``observe``) over the phase files.
+``step_and_mask``) over the modules of :mod:`.phases` (the observation is in observe.py).
 
 Flow: ``state[STAGE]`` says where a Doctor turn stands (:mod:`.layout`). A stage is
 either automatic (the turn's start, drawing a recruit, gathering dice, rolling,
@@ -23,24 +23,10 @@ from ...core.jit import njit, njit_alloc, stack_empty
 from ...core.rewards import clear_rewards
 from ...core.rng import rng_shuffle
 from ...core.state import CURRENT_PLAYER, MAX_PLAYERS, RNG_KEY, RUNNING, STATUS
-from .abilities import CTX_MANIP, CTX_POOL, CTX_PREPARE, ability_field, card_field, from_hand, sonic_cost, usable_if_held
-from .adventure import (
-    answer_apply,
-    answer_mask,
-    call_apply,
-    call_mask,
-    discard_apply,
-    discard_mask,
-    exterminate_apply,
-    exterminate_mask,
-    gather,
-    pool_apply,
-    pool_mask,
-    recruit_apply,
-    recruit_draw,
-    recruit_mask,
-)
-from .common import add_companion, clear_adventure, draw_card, fill_zone, hand_size, pop_obligation, truncate
+from .components.cards import draw_card, hand_size
+from .components.companions import add_companion
+from .components.locations import fill_zone
+from .components.players import clear_adventure, truncate
 from .content import (
     ABILITY_EFFECT,
     ABILITY_GROUP,
@@ -75,8 +61,6 @@ from .content import (
     TM_ANYTIME,
     TM_PREPARE,
 )
-from .daleks import dalek_check, dalek_turn
-from .dice import manipulate_apply, manipulate_mask, roll, select_apply, select_mask, window_apply, window_mask
 from .layout import (
     ACTIVE,
     ANOMALY_STATE,
@@ -156,11 +140,29 @@ from .layout import (
     ZONE_FACE_UP,
     ZONES_PER_SLOT,
 )
-from .obligations import obligation_apply, obligation_mask, obligation_seat
-from .observe import observe  # noqa: F401 - part of the kernel contract
-from .prepare import free_equipment_slot, install_cost, prepare_apply, prepare_mask, turn_start
-from .resolve import end_turn, fail_apply, fail_mask, finish, give_apply, give_mask, resolve
-from .travel import choose_apply, choose_mask, keep_apply, keep_mask, travel_apply, travel_mask
+from .phases.abilities import CTX_MANIP, CTX_POOL, CTX_PREPARE, ability_field, card_field, from_hand, sonic_cost, usable_if_held
+from .phases.adventure import (
+    answer_apply,
+    answer_mask,
+    call_apply,
+    call_mask,
+    discard_apply,
+    discard_mask,
+    exterminate_apply,
+    exterminate_mask,
+    gather,
+    pool_apply,
+    pool_mask,
+    recruit_apply,
+    recruit_draw,
+    recruit_mask,
+)
+from .phases.daleks import dalek_check, dalek_turn
+from .phases.dice import manipulate_apply, manipulate_mask, roll, select_apply, select_mask, window_apply, window_mask
+from .phases.obligations import obligation_apply, obligation_mask, obligation_seat, pop_obligation
+from .phases.prepare import free_equipment_slot, install_cost, prepare_apply, prepare_mask, turn_start
+from .phases.resolve import end_turn, fail_apply, fail_mask, finish, give_apply, give_mask, resolve
+from .phases.travel import choose_apply, choose_mask, keep_apply, keep_mask, travel_apply, travel_mask
 
 MAX_AUTOMATIC_STEPS = 10_000
 

@@ -3,10 +3,11 @@ its range and the game's invariants (the contract in :mod:`tardis_envs.core.stat
 
 from __future__ import annotations
 
+from ...core.game import EarlierLayout
 from ...core.jit import njit
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, VALID, first_outside
 from .content import C_EDGES, DECK_SIZE, S_FLUX, SCENE_FIELDS, T_NUM_CHARACTERS, T_NUM_SCENES, T_PAIR, T_SCENE, T_SCENES
-from .rules import (
+from .layout import (
     DECK,
     DECK_POS,
     DEFEAT_KILLED,
@@ -186,3 +187,7 @@ def check_state(state, tables):
         if not -1 <= state[at] <= 1:
             return BAD_LAST_SEAT, at
     return VALID, -1
+
+
+# no state was ever stored in another layout of this game
+EARLIER_LAYOUTS: tuple[EarlierLayout, ...] = ()

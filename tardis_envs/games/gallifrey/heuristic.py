@@ -24,7 +24,7 @@ import numpy as np
 from ...core.jit import njit, njit_parallel, prange
 from ...core.state import CURRENT_PLAYER
 from .content import C_ACQUIRED, C_NUM_ACQUIRED, DYNAMISM, FORESIGHT, MEMORY, STASIS, T_MODE, T_THREAT
-from .rules import (
+from .layout import (
     CARD_DRAW,
     CARD_NONE,
     F_ACQUIRED_USED,
@@ -34,14 +34,11 @@ from .rules import (
     F_INJURIES,
     MODE_CONTEST,
     MODE_DRAMATIC,
-    base_aspect,
-    card_levels,
     character_base,
-    contest_attacker,
-    effective_aspect,
     make_action,
     side,
 )
+from .rules import base_aspect, card_levels, contest_attacker, effective_aspect
 
 W_BEHIND = 0  # draw when the opponent's expected margin exceeds ours by more than this
 W_ACQUIRED_MIN = 1  # play the Acquired card only if it is worth at least this many levels

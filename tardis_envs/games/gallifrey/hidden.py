@@ -9,7 +9,8 @@ from ...core.jit import njit_alloc
 from ...core.rng import PPM, rng_below, rng_ppm, rng_shuffle
 from ...core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS
 from .content import DECK_SIZE, T_FORCED_PPM
-from .rules import DECK, DECK_POS, F_FORCED, NUM_ACTIONS, PENDING, legal_mask, side
+from .layout import DECK, DECK_POS, F_FORCED, NUM_ACTIONS, PENDING, side
+from .rules import legal_mask
 
 
 @njit_alloc

@@ -5,33 +5,8 @@ exchange both commit a choice without seeing the other's: seat 0 decides
 first, its choice is kept hidden in ``PENDING``, then seat 1 decides and
 both are revealed and resolved together.
 
-State layout (after the shared header of :mod:`tardis_envs.core.state`)
-------------------------------------------------------------------------
-==========================  ==================================================
-``PHASE``                   ``PHASE_CHOOSE`` or ``PHASE_OVER``
-``EXCHANGE``                exchanges resolved so far
-``SCENE``, ``FLUX``         the scene (roster of ``scenes.yaml``) and its Flux card
-``WINNER``                  winning seat; -1 before the end and for a draw
-``PENDING``                 seat 0's hidden choice this exchange (-1 none)
-``SIDE + 8*s + F_*``        per seat: character, injuries, Edges left, whether
-                            the Acquired card was used, whether the GM insists
-                            on a draw this exchange, the defeat suffered
-                            (``DEFEAT_*``)
-``DECK`` (36), ``DECK_POS`` the Time Deck in draw order; cards before
-                            ``DECK_POS`` are drawn (reshuffled when empty)
-``LAST + 12*s + L_*``       the last exchange, per seat: its action, the card
-                            (id, source, effective levels), attack and defence
-                            values, injuries taken, Edge used, the defeat
-                            condition after escalation, forced or not
-``LAST_OUTCOME``, ...       the result of the last exchange and its winner
-==========================  ==================================================
-
-Actions (``NUM_ACTIONS = 256``): ``a = attack*128 + defence*64 + condition*16
-+ card*2 + edge`` where ``attack`` 0 Dynamism / 1 Memory, ``defence`` 0 Stasis
-/ 1 Foresight, ``condition`` 0 restrain .. 3 kill, ``card`` 0 none, 1 draw a
-Time Card, ``2 + 2*i + r`` the Acquired card ``i`` upright (r = 0) or
-reversed (r = 1), ``edge`` 1 declares an Edge. In ``contest`` mode the
-attacker's ``defence`` and the defender's ``attack`` must be 0 (unused).
+The state words, the action numbers and the observation entries are described in
+:mod:`.layout`, the observation in :mod:`.observe`.
 """
 
 from __future__ import annotations
@@ -39,11 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit
-from ...core.masks import ENTRIES_OF_BYTE, store_entries
-from ...core.observation import put, put_entries
+from ...core.masks import store_entries
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_below, rng_ppm, rng_shuffle
-from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
+from ...core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED, TRUNCATED
 from .content import (
     C_ACQUIRED,
     C_ASPECT,
@@ -52,17 +26,13 @@ from .content import (
     C_MODIFIER,
     C_NUM_ACQUIRED,
     C_WAR,
-    CHARACTER_FIELDS,
     DECK_SIZE,
-    MAX_SCENES,
     S_FLUX,
     S_MODIFIER,
     SCENE_FIELDS,
     STASIS,
-    T_ASPECT_ENTRIES,
     T_CARD_ESCALATION,
     T_CARD_MODIFIER,
-    T_CHARACTERS,
     T_FORCED_PPM,
     T_MAX_EXCHANGES,
     T_MODE,
@@ -74,67 +44,68 @@ from .content import (
     T_THREAT,
     T_VORTEX,
 )
-
-MODE_CONTEST, MODE_DRAMATIC, MODE_CLIMACTIC = 0, 1, 2
-RESTRAIN, SUBDUE, WOUND, KILL = 0, 1, 2, 3
-# defeat suffered (0: none): restrained, subdued, out of action (wounded), killed
-DEFEAT_NONE, DEFEAT_RESTRAINED, DEFEAT_SUBDUED, DEFEAT_OUT_OF_ACTION, DEFEAT_KILLED = 0, 1, 2, 3, 4
-CARD_NONE, CARD_DRAW = 0, 1
-SOURCE_NONE, SOURCE_DRAWN, SOURCE_UPRIGHT, SOURCE_REVERSED = 0, 1, 2, 3
-OUTCOME_NONE, OUTCOME_DECIDED, OUTCOME_CONTINUES = 0, 1, 2
-NUM_ACTIONS = 256
-PHASE_CHOOSE, PHASE_OVER = 0, 1
-
-# --- state layout ---------------------------------------------------------------
-PHASE = HEADER_SIZE
-EXCHANGE = PHASE + 1
-SCENE = EXCHANGE + 1
-FLUX = SCENE + 1
-WINNER = FLUX + 1
-PENDING = WINNER + 1
-SIDE = PENDING + 1
-F_CHARACTER, F_INJURIES, F_EDGES_LEFT, F_ACQUIRED_USED, F_FORCED, F_DEFEAT = range(6)
-SIDE_FIELDS = 8
-DECK = SIDE + 2 * SIDE_FIELDS
-DECK_POS = DECK + DECK_SIZE
-LAST = DECK_POS + 1
-L_ACTION, L_CARD, L_SOURCE, L_LEVELS, L_ATTACK, L_DEFENCE, L_INJURIES, L_EDGE, L_CONDITION, L_FORCED = range(10)
-LAST_FIELDS = 12
-LAST_OUTCOME = LAST + 2 * LAST_FIELDS
-LAST_WINNER = LAST_OUTCOME + 1
-LAST_ATTACKER = LAST_WINNER + 1  # contest: the attacking seat of the last exchange
-STATE_SIZE = LAST_ATTACKER + 1
-
-
-# --- decoding -------------------------------------------------------------------
-@njit
-def action_attack(a):
-    return (a >> 7) & 1
-
-
-@njit
-def action_defence(a):
-    return (a >> 6) & 1
-
-
-@njit
-def action_condition(a):
-    return (a >> 4) & 3
-
-
-@njit
-def action_card(a):
-    return (a >> 1) & 7
-
-
-@njit
-def action_edge(a):
-    return a & 1
-
-
-@njit
-def make_action(attack, defence, condition, card, edge):
-    return attack * 128 + defence * 64 + condition * 16 + card * 2 + edge
+from .layout import (
+    CARD_DRAW,
+    CARD_NONE,
+    DECK,
+    DECK_POS,
+    DEFEAT_KILLED,
+    DEFEAT_NONE,
+    DEFEAT_OUT_OF_ACTION,
+    DEFEAT_RESTRAINED,
+    DEFEAT_SUBDUED,
+    EXCHANGE,
+    F_ACQUIRED_USED,
+    F_CHARACTER,
+    F_DEFEAT,
+    F_EDGES_LEFT,
+    F_FORCED,
+    F_INJURIES,
+    FLUX,
+    KILL,
+    L_ACTION,
+    L_ATTACK,
+    L_CARD,
+    L_CONDITION,
+    L_DEFENCE,
+    L_EDGE,
+    L_FORCED,
+    L_INJURIES,
+    L_LEVELS,
+    L_SOURCE,
+    LAST_ATTACKER,
+    LAST_FIELDS,
+    LAST_OUTCOME,
+    LAST_WINNER,
+    MODE_CONTEST,
+    MODE_DRAMATIC,
+    NUM_ACTIONS,
+    OUTCOME_CONTINUES,
+    OUTCOME_DECIDED,
+    PENDING,
+    PHASE,
+    PHASE_CHOOSE,
+    PHASE_OVER,
+    RESTRAIN,
+    SCENE,
+    SIDE,
+    SIDE_FIELDS,
+    SOURCE_DRAWN,
+    SOURCE_NONE,
+    SOURCE_REVERSED,
+    SOURCE_UPRIGHT,
+    SUBDUE,
+    WINNER,
+    WOUND,
+    action_attack,
+    action_card,
+    action_condition,
+    action_defence,
+    action_edge,
+    character_base,
+    last,
+    side,
+)
 
 
 # --- rules helpers ----------------------------------------------------------------
@@ -148,11 +119,6 @@ def out_of_action_at(stasis):
 def killed_at(stasis):
     """Fewest injuries that kill: more than 1.5 x Stasis (3 -> 5, 4 -> 7)."""
     return (3 * stasis) // 2 + 1
-
-
-@njit
-def character_base(tables, character):
-    return T_CHARACTERS + character * CHARACTER_FIELDS
 
 
 @njit
@@ -205,16 +171,6 @@ def contest_attacker(state):
 def attacker_in_exchange(exchange):
     """Contest mode: the seat that attacks in exchange ``exchange`` (from 0), the seats taking turns."""
     return exchange & 1
-
-
-@njit
-def side(seat, field):
-    return SIDE + SIDE_FIELDS * seat + field
-
-
-@njit
-def last(seat, field):
-    return LAST + LAST_FIELDS * seat + field
 
 
 # --- opening ----------------------------------------------------------------------
@@ -530,149 +486,3 @@ def step(state, tables, action):
     first = state[PENDING]
     state[PENDING] = -1
     _resolve(state, tables, first, action)
-
-
-@njit
-def fill_aspect_entries(tables):
-    """Write into ``tables`` the observation's eight Aspect entries (``O_OWN_ASPECTS`` ..
-    ``O_OWN_EFFECTIVE + 3``, numerators over 10) of every character in every scene, as the
-    bytes of a word at ``T_ASPECT_ENTRIES + character * MAX_SCENES + scene``: they depend on
-    the content only, and ``observe`` stores a seat's eight with one word store instead of
-    working out and storing each (one game's observation in a numba loop: 28 ns, against 40 ns)."""
-    for character in range(tables[T_NUM_CHARACTERS]):
-        c = character_base(tables, character)
-        for scene in range(tables[T_NUM_SCENES]):
-            scene_modifiers = T_SCENES + scene * SCENE_FIELDS + S_MODIFIER
-            word = np.uint64(0)
-            for a in range(4):
-                word |= np.uint64(tables[c + C_ASPECT + a]) << np.uint64(8 * a)
-                word |= np.uint64(_within(aspect_level(tables, c, scene_modifiers, a), 10)) << np.uint64(8 * (4 + a))
-            tables[T_ASPECT_ENTRIES + character * MAX_SCENES + scene] = np.int64(word)
-
-
-# --- observation --------------------------------------------------------------------
-O_OWN_ASPECTS = 0  # 4 base Aspects / 10
-O_OWN_EFFECTIVE = 4  # 4 with modifiers / 10
-O_OPP_ASPECTS = 8
-O_OPP_EFFECTIVE = 12
-O_INJURIES = 16  # own, opponent: injuries / 16
-O_OUT_AT = 18  # own, opponent: Stasis (out of action) / 16
-O_KILLED_AT = 20  # own, opponent: killed at / 16
-O_EDGES = 22  # own, opponent Edges left / 3
-O_ACQUIRED = 24  # 3 slots x (held, modifier / 2, escalation / 2)
-O_ACQUIRED_USED = 33  # own, opponent
-O_FORCED = 35  # the GM insists that I draw this exchange
-O_FLUX = 36  # 36 one-hot
-O_WAR = O_FLUX + DECK_SIZE  # own War card one-hot
-O_FAULT = O_WAR + DECK_SIZE  # own Fault card one-hot
-O_DECK = O_FAULT + DECK_SIZE  # 36: 1 while the card is still in the deck
-O_DECK_SIZE = O_DECK + DECK_SIZE  # cards left / 36
-O_MODE = O_DECK_SIZE + 1  # 3 one-hot
-O_THREAT = O_MODE + 3  # 3 one-hot
-O_EXCHANGE = O_THREAT + 3  # exchanges / max_exchanges
-O_SEAT = O_EXCHANGE + 1  # 1 for seat 1 (decides second, not seeing seat 0's choice)
-O_ATTACKER = O_SEAT + 1  # contest: 1 if I attack this exchange
-O_LAST = O_ATTACKER + 1  # 2 blocks (own, opponent) of LAST_BLOCK
-LB_ATTACK = 0  # 2 one-hot
-LB_DEFENCE = 2  # 2 one-hot
-LB_CONDITION = 4  # 4 one-hot (after escalation)
-LB_SOURCE = 8  # 4 one-hot: none, drawn, acquired upright, reversed
-LB_LEVELS = 12  # card levels / 3
-LB_ATTACK_VALUE = 13  # / 16
-LB_DEFENCE_VALUE = 14  # / 16
-LB_INJURIES = 15  # injuries taken / 16
-LB_EDGE = 16
-LB_FORCED = 17
-LB_CARD = 18  # 36 one-hot
-LAST_BLOCK = LB_CARD + DECK_SIZE
-O_OUTCOME = O_LAST + 2 * LAST_BLOCK  # 3 one-hot: none, decided, continues
-O_LAST_WINNER = O_OUTCOME + 3  # 2: I won it, the opponent won it
-OBS_SIZE = O_LAST_WINNER + 2
-
-
-@njit
-def _within(x, scale):
-    """Clip a numerator into ``-scale..scale``, so that ``x / scale`` stays in the observation box [-1, 1]."""
-    return min(max(x, -scale), scale)
-
-
-@njit
-def observe(state, tables, player, out):
-    # Each word of the state and the tables is read into a local before the stores that
-    # use it: numba gives the compiler no aliasing facts, so a word read again after a
-    # store into ``out`` is loaded again. With that and the deck's entries stored eight
-    # at a time, one game in a numba loop: 55 -> 36 ns; with each seat's Aspects one word
-    # from the tables (fill_aspect_entries), 28 ns.
-    out[:] = 0.0
-    me = player
-    them = 1 - player
-    scene = state[SCENE]
-    for k in range(2):
-        s = me if k == 0 else them
-        character = state[side(s, F_CHARACTER)]
-        injuries = state[side(s, F_INJURIES)]
-        edges_left = state[side(s, F_EDGES_LEFT)]
-        acquired_used = state[side(s, F_ACQUIRED_USED)]
-        stasis = tables[character_base(tables, character) + C_ASPECT + STASIS]
-        aspects = np.uint64(tables[T_ASPECT_ENTRIES + character * MAX_SCENES + scene])  # see fill_aspect_entries
-        put_entries(out, O_OWN_ASPECTS + 8 * k, aspects, 10)  # base Aspects, then effective (O_OWN_EFFECTIVE)
-        put(out, O_INJURIES + k, _within(injuries, 16), 16)
-        put(out, O_OUT_AT + k, out_of_action_at(stasis), 16)
-        put(out, O_KILLED_AT + k, killed_at(stasis), 16)
-        put(out, O_EDGES + k, edges_left, 3)
-        out[O_ACQUIRED_USED + k] = acquired_used
-    c = character_base(tables, state[side(me, F_CHARACTER)])
-    for i in range(tables[c + C_NUM_ACQUIRED]):
-        card = tables[c + C_ACQUIRED + i]
-        modifier = tables[T_CARD_MODIFIER + card]
-        escalation = tables[T_CARD_ESCALATION + card]
-        out[O_ACQUIRED + 3 * i] = 1.0
-        put(out, O_ACQUIRED + 3 * i + 1, modifier, 2)
-        put(out, O_ACQUIRED + 3 * i + 2, escalation, 2)
-    forced, flux, war, fault = state[side(me, F_FORCED)], state[FLUX], tables[c + C_WAR], tables[c + C_FAULT]
-    out[O_FORCED] = forced
-    out[O_FLUX + flux] = 1.0
-    out[O_WAR + war] = 1.0
-    out[O_FAULT + fault] = 1.0
-    # every card of the Time Deck: 1 while it is still to be drawn (a fixed loop: the
-    # number left is as random as the game), gathered as a word of bits and stored eight
-    # entries at a time; the last store also zeroes the four entries after the deck's,
-    # which are written below
-    deck_pos = state[DECK_POS]
-    in_deck = np.uint64(0)
-    for i in range(DECK_SIZE):
-        in_deck |= np.uint64(i >= deck_pos) << np.uint64(state[DECK + i])
-    for w in range((DECK_SIZE + 7) // 8):
-        store_entries(out, O_DECK + 8 * w, ENTRIES_OF_BYTE[(in_deck >> np.uint64(8 * w)) & np.uint64(0xFF)])
-    mode, threat, exchange, max_exchanges = tables[T_MODE], tables[T_THREAT], state[EXCHANGE], tables[T_MAX_EXCHANGES]
-    put(out, O_DECK_SIZE, DECK_SIZE - deck_pos, DECK_SIZE)
-    out[O_MODE + mode] = 1.0
-    out[O_THREAT + threat] = 1.0
-    put(out, O_EXCHANGE, exchange, max(max_exchanges, 1))
-    out[O_SEAT] = me
-    if mode == MODE_CONTEST and attacker_in_exchange(exchange) == me:
-        out[O_ATTACKER] = 1.0
-    if state[last(0, L_ACTION)] >= 0:
-        outcome, last_winner = state[LAST_OUTCOME], state[LAST_WINNER]
-        for k in range(2):
-            s = me if k == 0 else them
-            a, condition, source = state[last(s, L_ACTION)], state[last(s, L_CONDITION)], state[last(s, L_SOURCE)]
-            card, levels = state[last(s, L_CARD)], state[last(s, L_LEVELS)]
-            attack, defence, injuries = state[last(s, L_ATTACK)], state[last(s, L_DEFENCE)], state[last(s, L_INJURIES)]
-            edge, forced = state[last(s, L_EDGE)], state[last(s, L_FORCED)]
-            base = O_LAST + k * LAST_BLOCK
-            out[base + LB_ATTACK + action_attack(a)] = 1.0
-            out[base + LB_DEFENCE + action_defence(a)] = 1.0
-            out[base + LB_CONDITION + condition] = 1.0
-            out[base + LB_SOURCE + source] = 1.0
-            put(out, base + LB_LEVELS, _within(levels, 3), 3)
-            put(out, base + LB_ATTACK_VALUE, _within(attack, 16), 16)
-            put(out, base + LB_DEFENCE_VALUE, _within(defence, 16), 16)
-            put(out, base + LB_INJURIES, _within(injuries, 16), 16)
-            out[base + LB_EDGE] = edge
-            out[base + LB_FORCED] = forced
-            if card >= 0:
-                out[base + LB_CARD + card] = 1.0
-        out[O_OUTCOME + outcome] = 1.0
-        if last_winner >= 0:
-            out[O_LAST_WINNER + (0 if last_winner == me else 1)] = 1.0

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.game import EarlierLayout
 from ...core.jit import njit, stack_empty
-from ...core.state import MAX_PLAYERS, RUNNING, STATUS, VALID, first_outside, first_set_bit_outside
+from ...core.state import HEADER_SIZE, MAX_PLAYERS, RUNNING, STATUS, VALID, first_outside, first_set_bit_outside
+from . import board, content, layout
+from .board import deck_card, on_tile, tile_kind
 from .content import CENTRE, NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_CARD_COUNT, T_NUM_PLAYERS, T_PANDORICA_TURNS, T_TILE_COUNT
-from .rules import (
+from .layout import (
     BONUS_USED,
     CARD_BARRIER,
     CARD_COOKIE,
@@ -39,13 +42,11 @@ from .rules import (
     PAWN,
     PHASE,
     PHASE_OVER,
+    STATE_SIZE,
     TIME_BARRIERS,
     TUNNELS,
     TURN,
     WINNER,
-    deck_card,
-    on_tile,
-    tile_kind,
 )
 
 (
@@ -216,3 +217,55 @@ def check_state(state, tables):
         if not -1 <= state[at] < NUM_TILES:
             return BAD_LAST_TILE, at
     return VALID, -1
+
+
+# --- states saved under an earlier layout ----------------------------------------
+# The state's layout up to tardis_envs commit 4abd339 (541 words), where it differs from
+# now: after the header, a word per tile for each of colour, kind, open, revealed, barrier
+# and cookie (EARLIER_BOARD_WORDS); a word per grid corner for the tunnels (0 none, else the
+# orientation); the pawns, Pandorica turns, bonuses and hands as now; a word per card of
+# the draw pile (-1 past its size); from DECK_SIZE on as now.
+EARLIER_BOARD_WORDS = 6 * NUM_TILES
+EARLIER_TUNNEL = HEADER_SIZE + EARLIER_BOARD_WORDS
+EARLIER_PAWN = EARLIER_TUNNEL + NUM_CORNERS
+EARLIER_DECK = EARLIER_PAWN + (layout.DECK - layout.PAWN)
+EARLIER_DECK_SIZE = EARLIER_DECK + layout.MAX_CARDS
+EARLIER_STATE_SIZE = EARLIER_DECK_SIZE + (STATE_SIZE - DECK_SIZE)
+
+
+def upgrade_from_layout_1(game, state: np.ndarray) -> np.ndarray:
+    """A state of the layout before the board's facts became sets of tiles and the draw
+    pile was packed (up to tardis_envs commit 4abd339, ``EARLIER_STATE_SIZE`` words: one
+    word per tile for each of colour, kind, open, revealed, barrier and cookie, and one
+    per card of the draw pile), rewritten in layout 2."""
+    fields = state[HEADER_SIZE : HEADER_SIZE + EARLIER_BOARD_WORDS].astype(np.int64).reshape(6, NUM_TILES)
+    colours, kinds, flags = fields[0], fields[1], fields[2:]
+    if ((colours < -1) | (colours >= content.NUM_COLOURS)).any() or ((kinds < 0) | (kinds >= layout.NUM_KINDS)).any():
+        raise ValueError(f"{game.spec.env_id}: corrupt state (earlier layout): tile colours or kinds out of range")
+    if not np.isin(flags, (0, 1)).all():
+        raise ValueError(f"{game.spec.env_id}: corrupt state (earlier layout): tile flags must be 0 or 1")
+    bits = np.int64(1) << np.arange(NUM_TILES, dtype=np.int64)
+    current = np.zeros(STATE_SIZE, dtype=np.int64)
+    current[:HEADER_SIZE] = state[:HEADER_SIZE]
+    for facts, flag in zip((layout.DOORS_OPEN, layout.KINDS_REVEALED, layout.TIME_BARRIERS, layout.JAM_COOKIES), flags):
+        current[facts] = int(bits[flag == 1].sum())
+    for c in range(content.NUM_COLOURS):
+        current[layout.COLOUR_TILES + c] = int(bits[colours == c].sum())
+    for k in range(layout.NUM_KINDS):
+        current[layout.KIND_TILES + k] = int(bits[kinds == k].sum())
+    orientations = state[EARLIER_TUNNEL:EARLIER_PAWN].astype(np.int64)
+    if not np.isin(orientations, (0, 1, 2)).all():
+        raise ValueError(f"{game.spec.env_id}: corrupt state (earlier layout): tunnel orientation must be 0, 1 or 2")
+    for corner in np.flatnonzero(orientations):
+        board.set_tunnel(current, int(corner), int(orientations[corner]))
+    current[layout.PAWN : layout.DECK] = state[EARLIER_PAWN:EARLIER_DECK]
+    size = int(state[EARLIER_DECK_SIZE])
+    deck = state[EARLIER_DECK : EARLIER_DECK + max(min(size, layout.MAX_CARDS), 0)].astype(np.int64)
+    if not 0 <= size <= layout.MAX_CARDS or ((deck < 0) | (deck >= NUM_CARD_TYPES)).any():
+        raise ValueError(f"{game.spec.env_id}: corrupt state (earlier layout): deck")
+    board.set_deck_cards(current, deck)
+    current[DECK_SIZE:] = state[EARLIER_DECK_SIZE:]
+    return current
+
+
+EARLIER_LAYOUTS = (EarlierLayout(version=1, state_size=EARLIER_STATE_SIZE, upgrade=upgrade_from_layout_1),)

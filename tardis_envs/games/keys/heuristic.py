@@ -24,8 +24,9 @@ import numpy as np
 
 from ...core.jit import njit, njit_alloc, njit_parallel, prange
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
-from .content import CENTRE, GRID, NUM_TILES, T_NUM_PLAYERS
-from .rules import (
+from .board import abs_to_rel, corner_of, neighbour, on_tile, seat_side, tile_colour, tile_kind, tunnel_at
+from .content import CENTRE, GRID, NUM_CARD_TYPES, NUM_TILES, T_NUM_PLAYERS
+from .layout import (
     A_LEAVE,
     A_MOVE,
     A_STAY,
@@ -44,24 +45,14 @@ from .rules import (
     KIND_TILES,
     KINDS_REVEALED,
     NUM_ACTIONS,
-    NUM_CARD_TYPES,
     PANDORICA,
     PAWN,
     PHASE,
     PHASE_MOVE,
     TIME_BARRIERS,
     WINNER,
-    abs_to_rel,
-    corner_of,
-    legal_mask,
-    neighbour,
-    on_tile,
-    seat_side,
-    step,
-    tile_colour,
-    tile_kind,
-    tunnel_at,
 )
+from .rules import legal_mask, step
 
 INF = 1e9
 # Weights (an argument of the kernels): index -> meaning.

@@ -8,8 +8,9 @@ import numpy as np
 from ...core.jit import njit_alloc
 from ...core.rng import rng_shuffle
 from ...core.state import RNG_KEY
+from .board import deck_card, on_tile, set_deck_card, set_tile_kind, tile_colour, tile_kind
 from .content import NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_NUM_PLAYERS
-from .rules import DECK_SIZE, HAND, KINDS_REVEALED, MAX_CARDS, deck_card, on_tile, set_deck_card, set_tile_kind, tile_colour, tile_kind
+from .layout import DECK_SIZE, HAND, KINDS_REVEALED, MAX_CARDS
 
 
 @njit_alloc

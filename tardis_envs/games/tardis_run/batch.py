@@ -12,13 +12,13 @@ from ...core import search as core_search
 from ...core.batch import reset_one, step_row, step_until_seat_key, step_until_seat_one, streams_rows
 from ...core.guided import descend_one
 from ...core.jit import njit, njit_parallel, prange
-from . import heuristic, hidden, rules
+from . import heuristic, hidden, observe, rules
 
 
 @njit_parallel
 def batch_reset(states, tables, keys, obs, masks, observe_seats):
     for i in prange(states.shape[0]):
-        reset_one(rules.init, rules.legal_mask, rules.observe, states[i], tables, keys[i], obs[i], masks[i], observe_seats[i])
+        reset_one(rules.init, rules.legal_mask, observe.observe, states[i], tables, keys[i], obs[i], masks[i], observe_seats[i])
 
 
 @njit_parallel
@@ -27,10 +27,10 @@ def batch_step(states, tables, actions, obs, masks, rewards, done, observe_seats
     batch = (states, tables, actions, obs, masks, rewards, done, observe_seats)
     if stream == 0:  # rows that stay in cache: this loop compiles without the streaming paths
         for i in prange(states.shape[0]):
-            step_row(rules.init, rules.legal_mask, rules.step_and_mask, rules.observe, batch, i, 0)
+            step_row(rules.init, rules.legal_mask, rules.step_and_mask, observe.observe, batch, i, 0)
     else:
         for i in prange(states.shape[0]):
-            step_row(rules.init, rules.legal_mask, rules.step_and_mask, rules.observe, batch, i, stream)
+            step_row(rules.init, rules.legal_mask, rules.step_and_mask, observe.observe, batch, i, stream)
 
 
 @njit_parallel
@@ -42,7 +42,7 @@ def batch_step_until_seat(
             rules.init,
             rules.legal_mask,
             rules.step_and_mask,
-            rules.observe,
+            observe.observe,
             states[i],
             tables,
             obs[i],
@@ -100,4 +100,4 @@ def guided_descend(roots, tables, forest, simulation, active):
     """One simulation step of guided search in every active tree (:func:`tardis_envs.core.guided.descend_one`)."""
     for i in prange(roots.shape[0]):
         if active[i]:
-            descend_one(rules.step, rules.legal_mask, rules.observe, hidden.resample_hidden, roots, tables, forest, i, simulation)
+            descend_one(rules.step, rules.legal_mask, observe.observe, hidden.resample_hidden, roots, tables, forest, i, simulation)

@@ -3,10 +3,11 @@ the game's invariants (the contract in :mod:`tardis_envs.core.state`)."""
 
 from __future__ import annotations
 
+from ...core.game import EarlierLayout
 from ...core.jit import njit
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, VALID, first_outside
 from .content import T_TRACK_LENGTH
-from .rules import (
+from .layout import (
     BLACK_PADDLE_OWNER,
     EXTRA_CANCELLED,
     LAST_CAPTURES,
@@ -32,9 +33,8 @@ from .rules import (
     PROGRESS,
     TURN,
     WINNER,
-    extra_target,
-    square_of,
 )
+from .rules import extra_target, square_of
 
 MAX_SEALS = 12  # four white paddles' six seals, doubled by the black paddle's "2x"
 
@@ -153,3 +153,7 @@ def check_state(state, tables):
     if not 0 <= state[LAST_EXTRA] <= EXTRA_CANCELLED:
         return BAD_LAST_EXTRA, LAST_EXTRA
     return VALID, -1
+
+
+# no state was ever stored in another layout of this game
+EARLIER_LAYOUTS: tuple[EarlierLayout, ...] = ()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.render import Canvas, ending_line, text_grid
-from . import rules
-from .rules import BLACK_PADDLE_OWNER, DOCTORS, MONSTERS, T_SHORTCUT, T_TELEPORT
+from . import layout
+from .content import T_SHORTCUT, T_TELEPORT
+from .layout import BLACK_PADDLE_OWNER, DOCTORS, MONSTERS
 
 PIECE_LETTER = {MONSTERS: "M", DOCTORS: "D"}
 PIECE_COLOR = {MONSTERS: (214, 64, 56), DOCTORS: (70, 140, 235)}
@@ -164,8 +165,8 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
     canvas.rect(MARGIN - 4, x + 4, 20, 36, (10, 10, 10))
     canvas.frame(MARGIN - 4, x + 4, 20, 36, PIECE_COLOR[owner] if owner >= 0 else (120, 120, 120), 3)
     # the last roll's paddles
-    for i in range(rules.NUM_PADDLES):
-        face = int(state[rules.LAST_FACES + i])
+    for i in range(layout.NUM_PADDLES):
+        face = int(state[layout.LAST_FACES + i])
         left = MARGIN + i * 48
         if face < 0:
             continue
@@ -175,5 +176,5 @@ def render_rgb(game, state: np.ndarray) -> np.ndarray:
         if black:
             canvas.text(bottom + 8, left + 8, "1" if face == 1 else "2x", ink, scale=2)
         elif face == 1:
-            canvas.text(bottom + 8, left + 14, str(int(rules.WHITE_SEALS[i])), ink, scale=2)
+            canvas.text(bottom + 8, left + 14, str(int(layout.WHITE_SEALS[i])), ink, scale=2)
     return canvas.array

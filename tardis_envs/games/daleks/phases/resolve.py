@@ -22,26 +22,15 @@ plays, or the Daleks after the last.
 
 from __future__ import annotations
 
-from ...core.jit import njit
-from ...core.state import RUNNING, STATUS
-from .anomalies import advance_task, apply_outcomes
-from .common import (
-    challenge_met,
-    clear_adventure,
-    clear_slot,
-    companion_count,
-    daleks_at_location,
-    doctor_at,
-    draw_card,
-    fill_zone,
-    hand_size,
-    place_dalek,
-    push_obligation,
-    remove_companion,
-    remove_dalek_at,
-    zone_record,
-)
-from .content import (
+from ....core.jit import njit
+from ....core.state import RUNNING, STATUS
+from ..components.cards import draw_card, hand_size
+from ..components.challenge import challenge_met, doctor_at
+from ..components.companions import companion_count, remove_companion
+from ..components.dalek_markers import daleks_at_location, place_dalek, remove_dalek_at
+from ..components.locations import clear_slot, fill_zone, zone_record
+from ..components.players import clear_adventure
+from ..content import (
     AN_FAIL,
     AN_REWARD,
     AN_TRIGGER_EARTH,
@@ -64,7 +53,7 @@ from .content import (
     Z_REWARD,
     ZONE_FIELDS,
 )
-from .layout import (
+from ..layout import (
     A_FAIL_OPTION,
     A_SEAT,
     ACTIVE,
@@ -111,6 +100,8 @@ from .layout import (
     ZONE_DILEMMA,
     ZONES_PER_SLOT,
 )
+from .anomalies import advance_task, apply_outcomes
+from .obligations import push_obligation
 
 
 @njit

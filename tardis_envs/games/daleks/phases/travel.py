@@ -16,24 +16,15 @@ to a Location and costs nothing). A Doctor with nowhere to go waits on the conso
 
 from __future__ import annotations
 
-from ...core.jit import njit
-from ...core.rng import rng_below
-from ...core.state import RNG_KEY
-from .anomalies import travel_tax_active
-from .common import (
-    arrive,
-    can_pay_tax,
-    clear_adventure,
-    draw_card,
-    draw_location,
-    location_available,
-    place_location,
-    push_obligation,
-    set_challenge,
-    zone_open,
-)
-from .content import DOCTOR_FIELDS, DOCTOR_FIRST_TRAVEL, T_DOCTORS, T_TARDIS_FACES
-from .layout import (
+from ....core.jit import njit
+from ....core.rng import rng_below
+from ....core.state import RNG_KEY
+from ..components.cards import can_pay_tax, draw_card
+from ..components.challenge import set_challenge
+from ..components.locations import arrive, draw_location, location_available, place_location, zone_open
+from ..components.players import clear_adventure
+from ..content import DOCTOR_FIELDS, DOCTOR_FIRST_TRAVEL, T_DOCTORS, T_TARDIS_FACES
+from ..layout import (
     A_DONE,
     A_DRAW_TWO,
     A_FIRST_DOCTOR,
@@ -64,6 +55,8 @@ from .layout import (
     STAGE,
     ZONES_PER_SLOT,
 )
+from .anomalies import travel_tax_active
+from .obligations import push_obligation
 
 
 @njit

@@ -11,11 +11,13 @@ Challenge, a Task anomaly to advance ...).
 
 from __future__ import annotations
 
-from ...core.jit import njit
-from ...core.state import RUNNING, STATUS
-from .anomalies import apply_effect, first_task
-from .common import add_sonic, challenge_met, daleks_fighting, discard_card, roll_die, supply_left
-from .content import (
+from ....core.jit import njit
+from ....core.state import RUNNING, STATUS
+from ..components.cards import discard_card
+from ..components.challenge import challenge_met, roll_die, supply_left
+from ..components.dalek_markers import daleks_fighting
+from ..components.players import add_sonic
+from ..content import (
     ABILITY_COLOUR,
     ABILITY_COST,
     ABILITY_COUNT,
@@ -62,7 +64,7 @@ from .content import (
     TM_PASSIVE,
     TM_PREPARE,
 )
-from .layout import (
+from ..layout import (
     ADV_CONDITIONS,
     AT_SLOT,
     AT_ZONE,
@@ -90,6 +92,7 @@ from .layout import (
     STAGE,
     USED,
 )
+from .anomalies import apply_effect, first_task
 
 CTX_PREPARE = 0
 CTX_POOL = 1

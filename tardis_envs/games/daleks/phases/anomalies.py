@@ -3,20 +3,15 @@ outcome effects (rewards, fail costs, instant anomalies, cards' instant effects)
 
 from __future__ import annotations
 
-from ...core.jit import njit
-from ...core.rng import rng_below
-from ...core.state import RNG_KEY, RUNNING, STATUS
-from .common import (
-    add_sonic,
-    draw_card,
-    free_slot,
-    imprisoned,
-    move_tardis,
-    place_dalek,
-    push_obligation,
-    remove_dalek_at,
-)
-from .content import (
+from ....core.jit import njit
+from ....core.rng import rng_below
+from ....core.state import RNG_KEY, RUNNING, STATUS
+from ..components.cards import draw_card
+from ..components.challenge import imprisoned
+from ..components.dalek_markers import place_dalek, remove_dalek_at
+from ..components.locations import free_slot
+from ..components.players import add_sonic, move_tardis
+from ..content import (
     AK_LOCATION,
     AK_TASK,
     AN_EACH_DOCTOR,
@@ -50,7 +45,7 @@ from .content import (
     T_NUM_PLAYERS,
     T_TRACK,
 )
-from .layout import (
+from ..layout import (
     ANOMALY_SLOT,
     ANOMALY_STATE,
     AS_DECK,
@@ -76,6 +71,7 @@ from .layout import (
     ZONE_FACE_UP,
     ZONES_PER_SLOT,
 )
+from .obligations import push_obligation
 
 
 @njit

@@ -21,11 +21,11 @@ being asked tells nothing about its hand (``rules.hidden_options``).
 
 from __future__ import annotations
 
-from ...core.jit import njit
-from .abilities import CTX_MANIP, CTX_WINDOW, activate, complete_selection, reroll_die, select_die, selectable, usable
-from .common import add_sonic, challenge_met, roll_die
-from .content import ABILITY_EFFECT, ABILITY_FIELDS, BLACK, E_REROLL, NUM_COLOURS, NUM_SYMBOLS, T_ABILITIES, T_NUM_ABILITIES, T_NUM_PLAYERS
-from .layout import (
+from ....core.jit import njit
+from ..components.challenge import challenge_met, roll_die
+from ..components.players import add_sonic
+from ..content import ABILITY_EFFECT, ABILITY_FIELDS, BLACK, E_REROLL, NUM_COLOURS, NUM_SYMBOLS, T_ABILITIES, T_NUM_ABILITIES, T_NUM_PLAYERS
+from ..layout import (
     A_ABILITY,
     A_BLACK_REROLL,
     A_COMMIT,
@@ -55,6 +55,7 @@ from .layout import (
     WINDOW_RETURN,
     WINDOW_SEAT,
 )
+from .abilities import CTX_MANIP, CTX_WINDOW, activate, complete_selection, reroll_die, select_die, selectable, usable
 
 COND_FIXED_POINT = 1
 COND_TIME_LOCKED = 2

@@ -13,12 +13,13 @@ then end the step.
 
 from __future__ import annotations
 
-from ...core.jit import njit
-from ...core.rng import rng_below
-from ...core.state import RNG_KEY
-from .abilities import CTX_PREPARE, ability_field, activate, card_field, holds, sonic_cost, usable
-from .common import add_sonic, clear_adventure, discard_card, equipment_slot_of, hand_size, remove_companion
-from .content import (
+from ....core.jit import njit
+from ....core.rng import rng_below
+from ....core.state import RNG_KEY
+from ..components.cards import discard_card, equipment_slot_of, hand_size
+from ..components.companions import remove_companion
+from ..components.players import add_sonic, clear_adventure
+from ..content import (
     ABILITY_COST,
     ABILITY_EFFECT,
     ABILITY_GROUP,
@@ -42,7 +43,7 @@ from .content import (
     TM_ANYTIME,
     TM_PREPARE,
 )
-from .layout import (
+from ..layout import (
     A_ABILITY,
     A_DISMISS,
     A_DONE,
@@ -67,6 +68,7 @@ from .layout import (
     STAGE,
     USED,
 )
+from .abilities import CTX_PREPARE, ability_field, activate, card_field, holds, sonic_cost, usable
 
 
 @njit

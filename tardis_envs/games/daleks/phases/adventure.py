@@ -25,22 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit
-from .abilities import CTX_POOL, activate, usable
-from .anomalies import move_ship
-from .common import (
-    add_companion,
-    arrive,
-    can_pay_one,
-    companion_deck,
-    conditions_here,
-    daleks_fighting,
-    draw_companion,
-    free_space,
-    push_obligation,
-    supply_left,
-)
-from .content import (
+from ....core.jit import njit
+from ..components.cards import can_pay_one
+from ..components.challenge import conditions_here, supply_left
+from ..components.companions import add_companion, companion_deck, draw_companion, free_space
+from ..components.dalek_markers import daleks_fighting
+from ..components.locations import arrive
+from ..content import (
     CARD_DICE,
     CARD_FIELDS,
     COMPANION_DICE,
@@ -62,7 +53,7 @@ from .content import (
     T_NUM_ABILITIES,
     T_NUM_PLAYERS,
 )
-from .layout import (
+from ..layout import (
     A_ABILITY,
     A_DISCARD_DIE,
     A_DONE,
@@ -109,6 +100,9 @@ from .layout import (
     ZONE_DILEMMA,
     ZONES_PER_SLOT,
 )
+from .abilities import CTX_POOL, activate, usable
+from .anomalies import move_ship
+from .obligations import push_obligation
 
 COND_TIME_BREACH = 4
 

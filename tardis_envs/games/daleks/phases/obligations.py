@@ -6,21 +6,25 @@ lapses (nothing to pay with: nothing is paid)."""
 
 from __future__ import annotations
 
-from ...core.jit import njit
-from .common import add_sonic, discard_card, hand_size, pop_obligation, remove_companion
-from .content import NUM_CARDS, NUM_COMPANIONS
-from .layout import (
+from ....core.jit import njit
+from ..components.cards import discard_card, hand_size
+from ..components.companions import remove_companion
+from ..components.players import add_sonic
+from ..content import NUM_CARDS, NUM_COMPANIONS
+from ..layout import (
     A_DISCARD_CARD,
     A_LOSE_COMPANION,
     A_PAY_SONIC,
     CARD_PLACE,
     COMPANION_PLACE,
     HAND_LIMIT,
+    MAX_OBLIGATIONS,
     OB_DISCARD_COMPANION,
     OB_DISMISS_COMPANION,
     OB_HAND_LIMIT,
     OB_PAY,
     OB_TAX,
+    OBL_COUNT,
     OBLIGATIONS,
     PLACE_DECK,
     PLACE_DISCARD,
@@ -65,3 +69,23 @@ def obligation_apply(state, tables, action):
         to = PLACE_DISCARD if kind == OB_DISCARD_COMPANION else PLACE_DECK
         remove_companion(state, seat, action - A_LOSE_COMPANION, to)
     pop_obligation(state)
+
+
+# --- the obligation stack -------------------------------------------------------
+@njit
+def push_obligation(state, seat, kind, amount):
+    n = state[OBL_COUNT]
+    if n >= MAX_OBLIGATIONS:
+        return
+    state[OBLIGATIONS + 3 * n] = seat
+    state[OBLIGATIONS + 3 * n + 1] = kind
+    state[OBLIGATIONS + 3 * n + 2] = amount
+    state[OBL_COUNT] = n + 1
+
+
+@njit
+def pop_obligation(state):
+    n = state[OBL_COUNT]
+    for i in range(3, 3 * n):
+        state[OBLIGATIONS + i - 3] = state[OBLIGATIONS + i]
+    state[OBL_COUNT] = n - 1

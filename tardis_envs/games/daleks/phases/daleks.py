@@ -10,11 +10,13 @@ once, whenever it is needed. ``max_rounds`` rounds without a result truncate the
 
 from __future__ import annotations
 
-from ...core.jit import njit
+from ....core.jit import njit
+from ..components.challenge import ONGOING_EXTRA_SHIP, task_ongoing
+from ..components.dalek_markers import daleks_on_earth
+from ..components.players import end_game, truncate
+from ..content import T_MAX_ROUNDS, T_NUM_PLAYERS, T_TRACK
+from ..layout import ACTIVE, ROUND, S_DALEK_CHECK, S_TURN_START, SHIP, STAGE, TARDIS, WIN_DOCTORS, WIN_EARTH, WIN_SHIP
 from .anomalies import move_ship
-from .common import ONGOING_EXTRA_SHIP, daleks_on_earth, end_game, task_ongoing, truncate
-from .content import T_MAX_ROUNDS, T_NUM_PLAYERS, T_TRACK
-from .layout import ACTIVE, ROUND, S_DALEK_CHECK, S_TURN_START, SHIP, STAGE, TARDIS, WIN_DOCTORS, WIN_EARTH, WIN_SHIP
 
 
 @njit
