@@ -20,40 +20,6 @@ from .content import (
     T_THREAT,
     THREATS,
 )
-from .layout import (
-    DECK,
-    DECK_POS,
-    EXCHANGE,
-    F_ACQUIRED_USED,
-    F_CHARACTER,
-    F_DEFEAT,
-    F_EDGES_LEFT,
-    F_FORCED,
-    F_INJURIES,
-    FLUX,
-    L_ACTION,
-    L_ATTACK,
-    L_CARD,
-    L_CONDITION,
-    L_DEFENCE,
-    L_EDGE,
-    L_FORCED,
-    L_INJURIES,
-    L_LEVELS,
-    L_SOURCE,
-    LAST_ATTACKER,
-    LAST_OUTCOME,
-    LAST_WINNER,
-    NUM_ACTIONS,
-    PENDING,
-    PHASE,
-    PHASE_CHOOSE,
-    PHASE_OVER,
-    SCENE,
-    WINNER,
-    last,
-    side,
-)
 from .rules import killed_at
 
 if TYPE_CHECKING:
@@ -67,7 +33,7 @@ OUTCOME_NAMES = ("none", "decided", "continues")
 
 SOURCE_NAMES = ("none", "drawn", "acquired upright", "acquired reversed")
 
-PHASE_NAMES = {PHASE_CHOOSE: "choose", PHASE_OVER: "over"}
+PHASE_NAMES = {layout.PHASE_CHOOSE: "choose", layout.PHASE_OVER: "over"}
 
 
 def healing_schedule(stasis: int, injuries: int) -> list[dict]:
@@ -119,7 +85,7 @@ def _card_text(choice: int, acquired: list[str]) -> str:
 
 
 def acquired_names(game: GallifreyDuel, state: np.ndarray, seat: int) -> list[str]:
-    c = game.content.characters[int(state[side(seat, F_CHARACTER)])]
+    c = game.content.characters[int(state[layout.side(seat, layout.F_CHARACTER)])]
     return [game.content.cards[k].name for k in c.acquired]
 
 
@@ -132,8 +98,8 @@ def action_words(game: GallifreyDuel, action: int, acquired: list[str]) -> str:
 
 
 def action_to_string(game: GallifreyDuel, state: np.ndarray, action: int) -> str:
-    if not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"{game.spec.env_id}: action {action} is outside 0..{NUM_ACTIONS - 1}")
+    if not 0 <= action < layout.NUM_ACTIONS:
+        raise ValueError(f"{game.spec.env_id}: action {action} is outside 0..{layout.NUM_ACTIONS - 1}")
     return game.action_words(int(action), game.acquired_names(state, int(state[CURRENT_PLAYER])))
 
 
@@ -146,7 +112,7 @@ def string_to_action(game: GallifreyDuel, state: np.ndarray, text: str) -> int:
 
     wanted = norm(str(text))
     acquired = game.acquired_names(state, int(state[CURRENT_PLAYER]))
-    for a in range(NUM_ACTIONS):
+    for a in range(layout.NUM_ACTIONS):
         if norm(game.action_words(a, acquired)) == wanted:
             return a
     raise ValueError(
@@ -159,8 +125,8 @@ def string_to_action(game: GallifreyDuel, state: np.ndarray, text: str) -> int:
 
 
 def _combatant(game: GallifreyDuel, state: np.ndarray, s: int) -> dict:
-    c = game.content.characters[int(state[side(s, F_CHARACTER)])]
-    scene = game.content.scenes[int(state[SCENE])]
+    c = game.content.characters[int(state[layout.side(s, layout.F_CHARACTER)])]
+    scene = game.content.scenes[int(state[layout.SCENE])]
     stasis = c.aspects[2]
     modifiers = [{"kind": m.kind, "aspect": ASPECTS[m.aspect], "levels": m.levels, "why": m.why} for m in c.modifiers]
     modifiers += [
@@ -173,67 +139,69 @@ def _combatant(game: GallifreyDuel, state: np.ndarray, s: int) -> dict:
         "effective_aspects": {a: int(rules.effective_aspect(state, game.tables, s, i)) for i, a in enumerate(ASPECTS)},
         "modifiers": modifiers,
         "powers": list(c.powers),
-        "edges_left": int(state[side(s, F_EDGES_LEFT)]),
+        "edges_left": int(state[layout.side(s, layout.F_EDGES_LEFT)]),
         "acquired_cards": [game.content.cards[k].name for k in c.acquired],
-        "acquired_used": bool(state[side(s, F_ACQUIRED_USED)]),
+        "acquired_used": bool(state[layout.side(s, layout.F_ACQUIRED_USED)]),
         "war_card": game.content.cards[c.war_card].name,
         "fault_card": game.content.cards[c.fault_card].name,
-        "injuries": int(state[side(s, F_INJURIES)]),
+        "injuries": int(state[layout.side(s, layout.F_INJURIES)]),
         "out_of_action_at": stasis,
         "killed_at": int(killed_at(stasis)),
-        "defeat": DEFEAT_NAMES[int(state[side(s, F_DEFEAT)])],
-        "gm_insists_on_a_draw": bool(state[side(s, F_FORCED)]) if state[STATUS] == RUNNING else False,
+        "defeat": DEFEAT_NAMES[int(state[layout.side(s, layout.F_DEFEAT)])],
+        "gm_insists_on_a_draw": bool(state[layout.side(s, layout.F_FORCED)]) if state[STATUS] == RUNNING else False,
     }
 
 
 def narrate(game: GallifreyDuel, state: np.ndarray) -> str | None:
     """The last exchange in words, or None before the first."""
-    if state[last(0, L_ACTION)] < 0:
+    if state[layout.last(0, layout.L_ACTION)] < 0:
         return None
     mode = MODES[int(game.tables[T_MODE])]
     parts = []
     for s in range(2):
-        c = game.content.characters[int(state[side(s, F_CHARACTER)])]
-        a = int(state[last(s, L_ACTION)])
-        card = int(state[last(s, L_CARD)])
-        levels = int(state[last(s, L_LEVELS)])
-        source = int(state[last(s, L_SOURCE)])
+        c = game.content.characters[int(state[layout.side(s, layout.F_CHARACTER)])]
+        a = int(state[layout.last(s, layout.L_ACTION)])
+        card = int(state[layout.last(s, layout.L_CARD)])
+        levels = int(state[layout.last(s, layout.L_LEVELS)])
+        source = int(state[layout.last(s, layout.L_SOURCE)])
         bits = []
-        if mode != "contest" or int(state[LAST_ATTACKER]) == s:
+        if mode != "contest" or int(state[layout.LAST_ATTACKER]) == s:
             attack = ASPECTS[layout.action_attack(a)].capitalize()
             base = int(rules.effective_aspect(state, game.tables, s, layout.action_attack(a)))
             bits.append(f"attacks with {attack} {base}{levels:+d}" if source else f"attacks with {attack} {base}")
-        if mode != "contest" or int(state[LAST_ATTACKER]) != s:
+        if mode != "contest" or int(state[layout.LAST_ATTACKER]) != s:
             defence = ASPECTS[2 + layout.action_defence(a)].capitalize()
             base = int(rules.effective_aspect(state, game.tables, s, 2 + layout.action_defence(a)))
             bits.append(f"defends with {defence} {base}{levels:+d}" if source else f"defends with {defence} {base}")
         text = _title(c.name) + " " + " and ".join(bits)
-        text += f", fighting to {CONDITIONS[int(state[last(s, L_CONDITION)])]}"
+        text += f", fighting to {CONDITIONS[int(state[layout.last(s, layout.L_CONDITION)])]}"
         if card >= 0:
             name = game.content.cards[card].name
-            flux = " (the Flux card)" if card == int(state[FLUX]) else ""
+            flux = " (the Flux card)" if card == int(state[layout.FLUX]) else ""
             how = "draws" if source == layout.SOURCE_DRAWN else f"plays its Acquired card, {SOURCE_NAMES[source].split()[1]},"
-            forced = " as the GM insists" if state[last(s, L_FORCED)] else ""
+            forced = " as the GM insists" if state[layout.last(s, layout.L_FORCED)] else ""
             text += f"; {how} {name}{flux}{forced} ({levels:+d})"
-        if state[last(s, L_EDGE)]:
+        if state[layout.last(s, layout.L_EDGE)]:
             text += "; uses an Edge"
-        if state[last(s, L_INJURIES)]:
-            text += f"; takes {int(state[last(s, L_INJURIES)])} injur{'y' if state[last(s, L_INJURIES)] == 1 else 'ies'}"
+        if state[layout.last(s, layout.L_INJURIES)]:
+            text += f"; takes {int(state[layout.last(s, layout.L_INJURIES)])} injur{'y' if state[layout.last(s, layout.L_INJURIES)] == 1 else 'ies'}"
         parts.append(text + ".")
-    outcome = int(state[LAST_OUTCOME])
+    outcome = int(state[layout.LAST_OUTCOME])
     if outcome == layout.OUTCOME_CONTINUES:
         parts.append("The fight goes on.")
     else:
-        w = int(state[LAST_WINNER])
+        w = int(state[layout.LAST_WINNER])
         for s in range(2):
-            d = int(state[side(s, F_DEFEAT)])
+            d = int(state[layout.side(s, layout.F_DEFEAT)])
             if d:
-                parts.append(f"{_title(game.content.characters[int(state[side(s, F_CHARACTER)])].name)} is {DEFEAT_NAMES[d]}.")
+                parts.append(
+                    f"{_title(game.content.characters[int(state[layout.side(s, layout.F_CHARACTER)])].name)} is {DEFEAT_NAMES[d]}."
+                )
         if w < 0:
-            both = all(int(state[side(s, F_DEFEAT)]) for s in range(2))
+            both = all(int(state[layout.side(s, layout.F_DEFEAT)]) for s in range(2))
             parts.append("Both fall: a draw." if both else "Equal totals and no Edge: a draw.")
         else:
-            parts.append(f"{_title(game.content.characters[int(state[side(w, F_CHARACTER)])].name)} wins the fight.")
+            parts.append(f"{_title(game.content.characters[int(state[layout.side(w, layout.F_CHARACTER)])].name)} wins the fight.")
     return " ".join(parts)
 
 
@@ -253,54 +221,55 @@ def describe(game: GallifreyDuel, state: np.ndarray) -> dict:
     each injury heals).
     """
     status = int(state[STATUS])
-    winner = int(state[WINNER])
+    winner = int(state[layout.WINNER])
     out = {
         "mode": MODES[int(game.tables[T_MODE])],
         "threat": THREATS[int(game.tables[T_THREAT])],
-        "scene": game.content.scenes[int(state[SCENE])].name,
-        "flux_card": game.content.cards[int(state[FLUX])].name,
-        "exchange": int(state[EXCHANGE]),
-        "phase": PHASE_NAMES[int(state[PHASE])],
+        "scene": game.content.scenes[int(state[layout.SCENE])].name,
+        "flux_card": game.content.cards[int(state[layout.FLUX])].name,
+        "exchange": int(state[layout.EXCHANGE]),
+        "phase": PHASE_NAMES[int(state[layout.PHASE])],
         "status": STATUS_NAMES[status],
         "current_player": game.agent_names[int(state[CURRENT_PLAYER])] if status == RUNNING else None,
         "winner": game.agent_names[winner] if status == TERMINATED and winner >= 0 else None,
         "rewards": {game.agent_names[s]: int(state[REWARDS + s]) for s in range(2)},
         "combatants": {game.agent_names[s]: _combatant(game, state, s) for s in range(2)},
         "deck": {
-            "cards_left": DECK_SIZE - int(state[DECK_POS]),
-            "drawn": [game.content.cards[int(k)].name for k in state[DECK : DECK + int(state[DECK_POS])]],
+            "cards_left": DECK_SIZE - int(state[layout.DECK_POS]),
+            "drawn": [game.content.cards[int(k)].name for k in state[layout.DECK : layout.DECK + int(state[layout.DECK_POS])]],
         },
-        "first_choice_committed": bool(state[PENDING] >= 0),
+        "first_choice_committed": bool(state[layout.PENDING] >= 0),
         "last_exchange": None,
         "healing": None,
     }
-    if state[last(0, L_ACTION)] >= 0:
+    if state[layout.last(0, layout.L_ACTION)] >= 0:
         seats = {}
         for s in range(2):
-            card = int(state[last(s, L_CARD)])
+            card = int(state[layout.last(s, layout.L_CARD)])
             seats[game.agent_names[s]] = {
-                "choice": game.action_words(int(state[last(s, L_ACTION)]), game.acquired_names(state, s)),
+                "choice": game.action_words(int(state[layout.last(s, layout.L_ACTION)]), game.acquired_names(state, s)),
                 "card": game.content.cards[card].name if card >= 0 else None,
-                "card_source": SOURCE_NAMES[int(state[last(s, L_SOURCE)])],
-                "card_levels": int(state[last(s, L_LEVELS)]),
-                "condition": CONDITIONS[int(state[last(s, L_CONDITION)])],
-                "attack": int(state[last(s, L_ATTACK)]),
-                "defence": int(state[last(s, L_DEFENCE)]),
-                "injuries_taken": int(state[last(s, L_INJURIES)]),
-                "edge_used": bool(state[last(s, L_EDGE)]),
-                "forced_draw": bool(state[last(s, L_FORCED)]),
+                "card_source": SOURCE_NAMES[int(state[layout.last(s, layout.L_SOURCE)])],
+                "card_levels": int(state[layout.last(s, layout.L_LEVELS)]),
+                "condition": CONDITIONS[int(state[layout.last(s, layout.L_CONDITION)])],
+                "attack": int(state[layout.last(s, layout.L_ATTACK)]),
+                "defence": int(state[layout.last(s, layout.L_DEFENCE)]),
+                "injuries_taken": int(state[layout.last(s, layout.L_INJURIES)]),
+                "edge_used": bool(state[layout.last(s, layout.L_EDGE)]),
+                "forced_draw": bool(state[layout.last(s, layout.L_FORCED)]),
             }
-        lw = int(state[LAST_WINNER])
+        lw = int(state[layout.LAST_WINNER])
         out["last_exchange"] = {
             "seats": seats,
-            "outcome": OUTCOME_NAMES[int(state[LAST_OUTCOME])],
+            "outcome": OUTCOME_NAMES[int(state[layout.LAST_OUTCOME])],
             "winner": game.agent_names[lw] if lw >= 0 else None,
             "narration": game.narrate(state),
         }
     if status != RUNNING:
         out["healing"] = {
             game.agent_names[s]: healing_schedule(
-                game.content.characters[int(state[side(s, F_CHARACTER)])].aspects[2], int(state[side(s, F_INJURIES)])
+                game.content.characters[int(state[layout.side(s, layout.F_CHARACTER)])].aspects[2],
+                int(state[layout.side(s, layout.F_INJURIES)]),
             )
             for s in range(2)
         }

@@ -18,46 +18,16 @@ from .content import (
     compass,
     square_name,
 )
-from .layout import (
-    A_BARRIER,
-    A_BONUS,
-    A_BONUS_DECLINE,
-    A_COOKIE,
-    A_CYBERMAN,
-    A_DISCARD,
-    A_ENTER,
-    A_KEY,
-    A_LEAVE,
-    A_MOVE,
-    A_PANDORICA,
-    A_SONIC,
-    A_TUNNEL,
-    A_UNBAR,
-    BONUS_USED,
-    DECK_SIZE,
-    DISCARD,
-    EXTRA_TURN_PENDING,
-    HAND,
-    LAST_SEAT,
-    LAST_TELEPORTED,
-    LAST_TILE,
-    LAST_TILE2,
-    NUM_ACTIONS,
-    PANDORICA,
-    PAWN,
-    PHASE,
-    PHASE_BONUS,
-    PHASE_MOVE,
-    PHASE_OVER,
-    PHASE_PLAY,
-    TURN,
-    WINNER,
-)
 
 if TYPE_CHECKING:
     from .game import KeysToTheTardis
 
-PHASE_NAMES = {PHASE_PLAY: "play_card", PHASE_BONUS: "key_tile_bonus", PHASE_MOVE: "move", PHASE_OVER: "game_over"}
+PHASE_NAMES = {
+    layout.PHASE_PLAY: "play_card",
+    layout.PHASE_BONUS: "key_tile_bonus",
+    layout.PHASE_MOVE: "move",
+    layout.PHASE_OVER: "game_over",
+}
 
 FRAME_DIRECTION_NAMES = ("forward", "right", "back", "left", "forward-right", "back-right", "back-left", "forward-left")
 
@@ -74,7 +44,7 @@ def describe(game: KeysToTheTardis, state: np.ndarray) -> dict:
     """
     n = game.num_players
     colours = game.components.colours
-    pawns = {int(state[PAWN + s]): game.agent_names[s] for s in range(n) if state[PAWN + s] >= 0}
+    pawns = {int(state[layout.PAWN + s]): game.agent_names[s] for s in range(n) if state[layout.PAWN + s] >= 0}
     grid = {}
     tile_colours, tile_kinds = board.tile_colours(state), board.tile_kinds(state)
     facts = {
@@ -102,40 +72,40 @@ def describe(game: KeysToTheTardis, state: np.ndarray) -> dict:
             tunnels.append([square_name(a), square_name(b)])
     players = {}
     for s in range(n):
-        used = [square_name(t) for t in range(NUM_TILES) if (int(state[BONUS_USED + s]) >> t) & 1]
-        pawn = int(state[PAWN + s])
+        used = [square_name(t) for t in range(NUM_TILES) if (int(state[layout.BONUS_USED + s]) >> t) & 1]
+        pawn = int(state[layout.PAWN + s])
         players[game.agent_names[s]] = {
             "pawn": square_name(pawn) if pawn >= 0 else None,
-            "pandorica_turns": int(state[PANDORICA + s]),
+            "pandorica_turns": int(state[layout.PANDORICA + s]),
             "bonus_used": used,
             "hand": game.hand(state, s),
-            "hand_size": int(state[HAND + NUM_CARD_TYPES * s : HAND + NUM_CARD_TYPES * (s + 1)].sum()),
+            "hand_size": int(state[layout.HAND + NUM_CARD_TYPES * s : layout.HAND + NUM_CARD_TYPES * (s + 1)].sum()),
         }
     status = int(state[STATUS])
     last = None
-    if state[LAST_SEAT] >= 0:
-        seat = int(state[LAST_SEAT])
+    if state[layout.LAST_SEAT] >= 0:
+        seat = int(state[layout.LAST_SEAT])
         last = {
             "player": game.agent_names[seat],
-            "squares": [square_name(int(t)) for t in (state[LAST_TILE], state[LAST_TILE2]) if t >= 0],
-            "teleported": bool(state[LAST_TELEPORTED]),
+            "squares": [square_name(int(t)) for t in (state[layout.LAST_TILE], state[layout.LAST_TILE2]) if t >= 0],
+            "teleported": bool(state[layout.LAST_TELEPORTED]),
         }
     return game.with_ending(
         state,
         {
             "num_players": n,
-            "turn": int(state[TURN]),
-            "phase": PHASE_NAMES[int(state[PHASE])],
+            "turn": int(state[layout.TURN]),
+            "phase": PHASE_NAMES[int(state[layout.PHASE])],
             "status": STATUS_NAMES[status],
             "current_player": game.agent_names[int(state[CURRENT_PLAYER])] if status == RUNNING else None,
-            "extra_turn_pending": bool(state[EXTRA_TURN_PENDING]),
-            "winner": game.agent_names[int(state[WINNER])] if status == TERMINATED else None,
+            "extra_turn_pending": bool(state[layout.EXTRA_TURN_PENDING]),
+            "winner": game.agent_names[int(state[layout.WINNER])] if status == TERMINATED else None,
             "rewards": {game.agent_names[s]: int(state[REWARDS + s]) for s in range(n)},
             "grid": grid,
             "tunnels": tunnels,
             "players": players,
-            "deck_size": int(state[DECK_SIZE]),
-            "discard": {CARD_NAMES[c]: int(state[DISCARD + c]) for c in range(NUM_CARD_TYPES) if state[DISCARD + c]},
+            "deck_size": int(state[layout.DECK_SIZE]),
+            "discard": {CARD_NAMES[c]: int(state[layout.DISCARD + c]) for c in range(NUM_CARD_TYPES) if state[layout.DISCARD + c]},
             "last_action": last,
         },
     )
@@ -143,8 +113,8 @@ def describe(game: KeysToTheTardis, state: np.ndarray) -> dict:
 
 def action_to_string(game: KeysToTheTardis, state: np.ndarray, action: int) -> str:
     """Table talk for ``action`` of the player to move (absolute squares and compass)."""
-    if not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"{game.spec.env_id}: action {action} is outside 0..{NUM_ACTIONS - 1}")
+    if not 0 <= action < layout.NUM_ACTIONS:
+        raise ValueError(f"{game.spec.env_id}: action {action} is outside 0..{layout.NUM_ACTIONS - 1}")
     seat = int(state[CURRENT_PLAYER])
     side = game.sides[seat]
     colours = game.components.colours
@@ -158,41 +128,41 @@ def action_to_string(game: KeysToTheTardis, state: np.ndarray, action: int) -> s
     def direction(d: int) -> str:
         return compass(*[int(x) for x in board.abs_direction(side, d)])
 
-    if action < A_SONIC:
-        t = action - A_KEY
+    if action < layout.A_SONIC:
+        t = action - layout.A_KEY
         colour = int(board.tile_colour(state, board.rel_to_abs(side, t)))
         name = colours[colour] if colour >= 0 else "no"
         return f"play {name} key: {verb(t)} {square(t)}"
-    if action < A_UNBAR:
-        return f"play sonic screwdriver: {verb(action - A_SONIC)} {square(action - A_SONIC)}"
-    if action < A_BARRIER:
-        return f"play sonic screwdriver: remove barrier {square(action - A_UNBAR)}"
-    if action < A_COOKIE:
-        return f"play time barrier on {square(action - A_BARRIER)}"
-    if action < A_TUNNEL:
-        return f"play jam cookie on {square(action - A_COOKIE)}"
-    if action < A_PANDORICA:
-        k, o = divmod(action - A_TUNNEL, 2)
+    if action < layout.A_UNBAR:
+        return f"play sonic screwdriver: {verb(action - layout.A_SONIC)} {square(action - layout.A_SONIC)}"
+    if action < layout.A_BARRIER:
+        return f"play sonic screwdriver: remove barrier {square(action - layout.A_UNBAR)}"
+    if action < layout.A_COOKIE:
+        return f"play time barrier on {square(action - layout.A_BARRIER)}"
+    if action < layout.A_TUNNEL:
+        return f"play jam cookie on {square(action - layout.A_COOKIE)}"
+    if action < layout.A_PANDORICA:
+        k, o = divmod(action - layout.A_TUNNEL, 2)
         a, b = board.tunnel_tiles(side, k, o)
         a, b = sorted((int(a), int(b)))
         return f"play time tunnel {square_name(a)}-{square_name(b)}"
-    if action < A_CYBERMAN:
-        j = action - A_PANDORICA
+    if action < layout.A_CYBERMAN:
+        j = action - layout.A_PANDORICA
         return f"play pandorica on {_opponent(game, seat, j)}"
-    if action < A_DISCARD:
-        j, d = divmod(action - A_CYBERMAN, 8)
+    if action < layout.A_DISCARD:
+        j, d = divmod(action - layout.A_CYBERMAN, 8)
         return f"play cyberman assault: push {_opponent(game, seat, j)} {direction(d)}"
-    if action < A_BONUS:
-        return f"discard {CARD_NAMES[action - A_DISCARD]}"
-    if action < A_BONUS_DECLINE:
-        return f"key tile: {verb(action - A_BONUS)} {square(action - A_BONUS)}"
-    if action == A_BONUS_DECLINE:
+    if action < layout.A_BONUS:
+        return f"discard {CARD_NAMES[action - layout.A_DISCARD]}"
+    if action < layout.A_BONUS_DECLINE:
+        return f"key tile: {verb(action - layout.A_BONUS)} {square(action - layout.A_BONUS)}"
+    if action == layout.A_BONUS_DECLINE:
         return "key tile: decline"
-    if action < A_ENTER:
-        return f"move {direction(action - A_MOVE)}"
-    if action < A_LEAVE:
-        return f"enter {square(action - A_ENTER)}"
-    if action == A_LEAVE:
+    if action < layout.A_ENTER:
+        return f"move {direction(action - layout.A_MOVE)}"
+    if action < layout.A_LEAVE:
+        return f"enter {square(action - layout.A_ENTER)}"
+    if action == layout.A_LEAVE:
         return "leave the grid"
     return "stay"
 
@@ -208,7 +178,7 @@ def string_to_action(game: KeysToTheTardis, state: np.ndarray, text: str) -> int
     open/close word may be either (``play red key: c4`` also works)."""
     wanted = " ".join(str(text).lower().split())
     relaxed = wanted.replace(": open ", ": ").replace(": close ", ": ")
-    for action in range(NUM_ACTIONS):
+    for action in range(layout.NUM_ACTIONS):
         said = game.action_to_string(state, action)
         if said == wanted or said.replace(": open ", ": ").replace(": close ", ": ") == relaxed:
             return action

@@ -9,36 +9,12 @@ import numpy as np
 
 from ...core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS, STATUS_NAMES, TERMINATED
 from . import content, layout, rules
-from .layout import (
-    BLACK_PADDLE_OWNER,
-    LAST_CAPTURES,
-    LAST_EXTRA,
-    LAST_EXTRA_CAPTURES,
-    LAST_EXTRA_TO,
-    LAST_FACES,
-    LAST_FROM,
-    LAST_OUTCOME,
-    LAST_PLAYER,
-    LAST_RANK,
-    LAST_SEALS,
-    LAST_TO,
-    LAST_USED_BLACK,
-    NUM_ACTIONS,
-    NUM_PIECES,
-    PENDING_PROGRESS,
-    PHASE,
-    PHASE_CHOOSE,
-    PHASE_EXTRA_MOVE,
-    PHASE_OVER,
-    TURN,
-    WINNER,
-)
 
 if TYPE_CHECKING:
     from .game import TardisRun
 
 SIDE_NAMES = ("monsters", "doctors")
-PHASE_NAMES = {PHASE_CHOOSE: "choose_piece", PHASE_EXTRA_MOVE: "extra_move", PHASE_OVER: "game_over"}
+PHASE_NAMES = {layout.PHASE_CHOOSE: "choose_piece", layout.PHASE_EXTRA_MOVE: "extra_move", layout.PHASE_OVER: "game_over"}
 OUTCOME_NAMES = {
     layout.OUT_NONE: None,
     layout.OUT_MOVED: "moved",
@@ -61,11 +37,11 @@ PADDLE_NAMES = ("white 1 seal (a)", "white 1 seal (b)", "white 2 seals (a)", "wh
 
 def _action_names() -> list[str]:
     names = []
-    for rank in range(NUM_PIECES):
+    for rank in range(layout.NUM_PIECES):
         names.append(f"move piece {rank + 1}")
         names.append(f"move piece {rank + 1} with black paddle")
     names += ["roll", "take extra move", "decline extra move"]
-    assert len(names) == NUM_ACTIONS
+    assert len(names) == layout.NUM_ACTIONS
     return names
 
 
@@ -91,14 +67,14 @@ def describe(game: TardisRun, state: np.ndarray) -> dict:
             where = "home" if p == 0 else "escaped" if p == escaped else "track"
             listed.append({"progress": p, "square": game.square(seat, p), "where": where})
         pieces[side] = listed
-    owner = int(state[BLACK_PADDLE_OWNER])
+    owner = int(state[layout.BLACK_PADDLE_OWNER])
     status = int(state[STATUS])
-    winner = int(state[WINNER])
+    winner = int(state[layout.WINNER])
     out = {
         "board": game.board.name,
         "track_length": game.track_length,
-        "turn": int(state[TURN]),
-        "phase": PHASE_NAMES[int(state[PHASE])],
+        "turn": int(state[layout.TURN]),
+        "phase": PHASE_NAMES[int(state[layout.PHASE])],
         "status": STATUS_NAMES[status],
         "current_player": SIDE_NAMES[int(state[CURRENT_PLAYER])] if status == RUNNING else None,
         "black_paddle_owner": SIDE_NAMES[owner] if owner >= 0 else None,
@@ -108,16 +84,16 @@ def describe(game: TardisRun, state: np.ndarray) -> dict:
         "pending_extra_move": None,
         "last_roll": None,
     }
-    if state[PHASE] == PHASE_EXTRA_MOVE:
+    if state[layout.PHASE] == layout.PHASE_EXTRA_MOVE:
         seat = int(state[CURRENT_PLAYER])
-        square = game.square(seat, int(state[PENDING_PROGRESS]))
+        square = game.square(seat, int(state[layout.PENDING_PROGRESS]))
         assert square is not None  # an extra move waits on a track square
         kind = "shortcut" if game.tables[content.T_SHORTCUT + square] else "teleport"
         out["pending_extra_move"] = {"square": square, "target": int(rules.extra_target(game.tables, square)), "kind": kind}
-    if state[LAST_PLAYER] >= 0:
+    if state[layout.LAST_PLAYER] >= 0:
         faces = []
         for i, name in enumerate(PADDLE_NAMES):
-            face = int(state[LAST_FACES + i])
+            face = int(state[layout.LAST_FACES + i])
             if face < 0:
                 continue
             if i < 4:
@@ -125,19 +101,19 @@ def describe(game: TardisRun, state: np.ndarray) -> dict:
             else:
                 shown = "1 seal" if face == 1 else "2x"
             faces.append({"paddle": name, "face": shown})
-        rank = int(state[LAST_RANK])
+        rank = int(state[layout.LAST_RANK])
         out["last_roll"] = {
-            "player": SIDE_NAMES[int(state[LAST_PLAYER])],
+            "player": SIDE_NAMES[int(state[layout.LAST_PLAYER])],
             "piece": None if rank < 0 else rank + 1,
-            "used_black_paddle": bool(state[LAST_USED_BLACK]),
+            "used_black_paddle": bool(state[layout.LAST_USED_BLACK]),
             "paddles": faces,
-            "seals": int(state[LAST_SEALS]),
-            "outcome": OUTCOME_NAMES[int(state[LAST_OUTCOME])],
-            "from_square": int(state[LAST_FROM]) if state[LAST_FROM] >= 0 else None,
-            "to_square": int(state[LAST_TO]) if state[LAST_TO] >= 0 else None,
-            "captures": int(state[LAST_CAPTURES]),
-            "extra_move": EXTRA_NAMES[int(state[LAST_EXTRA])],
-            "extra_move_to": int(state[LAST_EXTRA_TO]) if state[LAST_EXTRA_TO] >= 0 else None,
-            "extra_move_captures": int(state[LAST_EXTRA_CAPTURES]),
+            "seals": int(state[layout.LAST_SEALS]),
+            "outcome": OUTCOME_NAMES[int(state[layout.LAST_OUTCOME])],
+            "from_square": int(state[layout.LAST_FROM]) if state[layout.LAST_FROM] >= 0 else None,
+            "to_square": int(state[layout.LAST_TO]) if state[layout.LAST_TO] >= 0 else None,
+            "captures": int(state[layout.LAST_CAPTURES]),
+            "extra_move": EXTRA_NAMES[int(state[layout.LAST_EXTRA])],
+            "extra_move_to": int(state[layout.LAST_EXTRA_TO]) if state[layout.LAST_EXTRA_TO] >= 0 else None,
+            "extra_move_captures": int(state[layout.LAST_EXTRA_CAPTURES]),
         }
     return game.with_ending(state, out)
