@@ -99,7 +99,7 @@ hand's cards, an unrevealed kind, or the deck order.
 
 Actions
 -------
-See :mod:`tardis_envs.games.keys.rules` for the exact layout: Key / Sonic
+See :mod:`tardis_envs.games.keys.layout` for the exact layout: Key / Sonic
 toggle / Sonic barrier removal / Time Barrier / Jam Cookie on each frame tile
 (5 x 49), Time Tunnel per frame corner and orientation (72), Pandorica per
 opponent (3), Cyberman Assault per opponent and frame direction (24), discard

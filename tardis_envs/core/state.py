@@ -23,7 +23,7 @@ API and the agents read them without knowing the game:
 ======================  =====================================================
 
 Game fields follow from ``HEADER_SIZE`` on, with offsets named in the game's
-``rules.py``.
+``layout.py``.
 """
 
 from __future__ import annotations
