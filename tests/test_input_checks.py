@@ -123,9 +123,9 @@ def test_no_assert_checks_user_input_in_the_package():
         ("tardis_envs/core/game.py", "kinds.size * PLANE_ENTRIES == int(np.prod(self.observation_shape))"),
         ("tardis_envs/core/game.py", "(per_entry == per_entry[:, :1]).all()"),
         ("tardis_envs/core/chance.py", "self.base is not None"),
-        ("tardis_envs/games/tardis_run/game.py", "len(names) == NUM_ACTIONS"),
-        ("tardis_envs/games/tardis_run/game.py", "square is not None"),
-        ("tardis_envs/games/chess/game.py", "found is not None"),
+        ("tardis_envs/games/tardis_run/notation.py", "len(names) == layout.NUM_ACTIONS"),
+        ("tardis_envs/games/tardis_run/notation.py", "square is not None"),
+        ("tardis_envs/games/chess/notation.py", "found is not None"),
         ("agents/training/train.py", "data is not None"),
     }
     found = set()

@@ -8,6 +8,7 @@ from numba import njit
 from scipy.stats import chisquare
 
 from tardis_envs.games.daleks import layout as L
+from tardis_envs.games.daleks.components.challenge import challenge_met, roll_die, supply_left
 from tardis_envs.games.daleks.content import DIE_FACES, SYMBOLS
 
 from .helpers import challenge, new, set_dice
@@ -30,7 +31,7 @@ def test_die_faces_by_enumeration(colour):
 @njit
 def _sample(state, colour, n, out):
     for _ in range(n):
-        out[challenge.roll_die(state, colour)] += 1
+        out[roll_die(state, colour)] += 1
 
 
 @pytest.mark.parametrize("colour", list(EXPECTED))
@@ -50,7 +51,7 @@ def met(helped, symbols, helper=()):
     s = new().get_state()
     set_dice(s, helped, helper)
     challenge(s, symbols)
-    return challenge.challenge_met(s)
+    return challenge_met(s)
 
 
 def test_challenge_needs_a_different_die_per_symbol():
@@ -66,5 +67,5 @@ def test_dice_supply_limits_what_a_pool_gathers():
     s = new().get_state()
     s[L.POOL : L.POOL + 8] = 0
     s[L.POOL + 4 + 1] = 2  # the other pool holds two green dice
-    assert challenge.supply_left(s, new().game.tables, 1, 0) == 1
-    assert challenge.supply_left(s, new().game.tables, 0, 0) == 8
+    assert supply_left(s, new().game.tables, 1, 0) == 1
+    assert supply_left(s, new().game.tables, 0, 0) == 8
