@@ -1,7 +1,8 @@
 # Two set-up commands, both from a fresh clone with nothing pre-installed:
 #   make run   creates .venv, installs the package with the training extra, runs the main job:
-#              5 minutes of self-play training on TARDIS Run, then a round robin of the
-#              trained policy against the heuristic and the random agent
+#              5 minutes of AlphaZero-style self-play on TARDIS Run, starting from the shipped
+#              az:baseline network, then a round robin of the trained agent, ppo:baseline,
+#              the heuristic and the random agent
 #   make test  creates .venv, installs the dev extras, runs the whole test suite
 #   make docs  builds the documentation site into site/ (--strict) and checks it in headless Chromium
 PYTHON ?= python3
@@ -29,8 +30,8 @@ RUN_DIR := runs/main-$(shell date +%Y%m%d-%H%M%S)
 TRAIN_MINUTES ?= 5
 
 run: $(VENV)/.installed-run
-	$(VENV)/bin/tardis-envs train tardis_run_v0 --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
-	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents ppo:$(RUN_DIR)/checkpoints/best.zip,heuristic,random --games 2000 --out $(RUN_DIR)/eval
+	$(VENV)/bin/tardis-envs train tardis_run_v0 --algo az --init-from baseline --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
+	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents az:$(RUN_DIR)/checkpoints/best.zip,ppo:baseline,heuristic,random --games 2000 --out $(RUN_DIR)/eval
 
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check tardis_envs agents benchmarks tests

@@ -130,6 +130,18 @@ def load_checkpoint(path: str | Path, game=None):
     return net, meta
 
 
+def checkpoint_file(path: str | Path, env_id: str) -> Path:
+    """The file of an ``az:<path>`` spec's checkpoint: ``path``, or for ``baseline`` the network
+    shipped for ``env_id`` (``az:`` in front is allowed)."""
+    text = str(path)
+    text = text[3:] if text.startswith("az:") else text
+    if text.lower() == "baseline":
+        from .baselines import az_baseline_path
+
+        return az_baseline_path(env_id)
+    return Path(text)
+
+
 def parse_spec(text: str) -> dict[str, Any]:
     """``"<path>:sims=64:net"`` -> ``{"path": "<path>", "sims": 64, "net": True, ...}``."""
     path, *settings = text.split(":")
@@ -220,12 +232,7 @@ class AZAgent(GuidedAgent):
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
         settings = parse_spec(text)
-        path = settings["path"]
-        if path.lower() == "baseline":
-            from .baselines import az_baseline_path
-
-            path = az_baseline_path(game.spec.env_id)
-        net, meta = load_checkpoint(path, game)
+        net, meta = load_checkpoint(checkpoint_file(settings["path"], game.spec.env_id), game)
         agent = cls(
             game,
             net,

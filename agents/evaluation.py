@@ -143,12 +143,17 @@ def json_safe(value: Any) -> Any:
 
 def agent_label(name: str) -> str:
     """A short label of an agent spec: ``ppo:runs/x/checkpoints/best.zip`` -> ``ppo:x/best``
-    (the same for ``rllib:`` folders); other specs as they are."""
+    (the same for ``rllib:`` folders and ``az:`` checkpoints, whose settings stay:
+    ``az:runs/x/checkpoints/best.zip:sims=64`` -> ``az:x/best:sims=64``); other specs as they are."""
     kind, _, where = name.partition(":")
-    if kind not in ("ppo", "rllib") or name == "ppo:baseline" or not where:
+    settings = ""
+    if kind == "az":
+        where, colon, rest = where.partition(":")
+        settings = colon + rest
+    if kind not in ("ppo", "rllib", "az") or where in ("baseline", "") or "/" not in where:
         return name
     path = Path(where.rstrip("/"))
-    return f"{kind}:{path.parent.parent.name}/{path.stem}"
+    return f"{kind}:{path.parent.parent.name}/{path.stem}{settings}"
 
 
 def distinct_names(names: Sequence[str]) -> list[str]:

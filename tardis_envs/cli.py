@@ -145,6 +145,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise ValueError("--algo az trains on this machine (its own backend): leave out --backend")
     if az and args.snapshot_every is not None:
         raise ValueError("--snapshot-every is for --algo ppo (az trains on pure self-play)")
+    if not az and args.init_from is not None:
+        raise ValueError("--init-from starts --algo az from an az network (PPO's warm start is the config's bc_decisions)")
     # the config file's train: section holds PPO's settings, its az: section az's
     train = dict(config_data.get("az" if az else "train") or {})
     train.setdefault("env_id", args.env_id)
@@ -159,6 +161,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         ("eval_every", "eval_every"),
         ("eval_games", "eval_games"),
         ("snapshot_every", "snapshot_every"),
+        ("init_from", "init_from"),
     ):
         value = getattr(args, flag)
         if value is not None:
@@ -660,6 +663,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--snapshot-every",
         type=int,
         help="learner steps between frozen copies of the learner joining the opponent pool (default from the config, else 200,000)",
+    )
+    p.add_argument(
+        "--init-from",
+        metavar="CHECKPOINT",
+        help="az: start from this az checkpoint's network (a .zip, or baseline for the shipped az:baseline) instead of a new one",
     )
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its last checkpoint")
     p.add_argument(

@@ -400,6 +400,53 @@ def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
+def test_init_from_starts_self_play_from_an_az_network_and_refuses_what_does_not_fit(tmp_path, capsys):
+    """``init_from`` (``--init-from``): the run's network starts as the shipped ``az:baseline``
+    (weights equal before the first move), the record is in the checkpoint; a network of
+    another shape, a PPO checkpoint, a missing file, two warm starts and ``--init-from`` for
+    PPO are refused in one line, before the run folder is made."""
+    import torch
+
+    from agents import baselines
+    from agents.baselines import az_baseline_path
+    from agents.training.az_train import AZConfig, AZTrainer
+    from tardis_envs.cli import main
+
+    tiny = {"simulations": 2, "eval_simulations": 2, "max_considered": 2, "num_envs": 16, "eval_games": 2, "eval_every": 100_000}
+    trainer = AZTrainer(AZConfig.from_dict({**tiny, "init_from": "baseline", "total_timesteps": 50}), tmp_path / "run", progress=False)
+    trainer.run_dir.mkdir()
+    trainer._build()
+    shipped, _ = load_checkpoint(az_baseline_path("tardis_run_v0"))
+    for name, weights in shipped.state_dict().items():
+        assert torch.equal(trainer.net.state_dict()[name], weights), name
+    assert trainer.warm["checkpoint"] == str(az_baseline_path("tardis_run_v0"))
+
+    run = tmp_path / "cli"
+    config = tmp_path / "tiny.yaml"
+    config.write_text(f"az: {tiny}\n".replace("'", ""))
+    common = ["train", "tardis_run_v0", "--algo", "az", "--config", str(config), "--timesteps", "40", "--no-progress"]
+    assert main([*common, "--init-from", "az:baseline", "--run-dir", str(run)]) == 0
+    assert "warm start: the network of" in capsys.readouterr().out
+    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["warm_start"]["init_from"] == "az:baseline"
+
+    ppo = baselines.folder() / "tardis_run_v0.zip"
+    refusals = [
+        (["--init-from", str(ppo)], "is not an az checkpoint"),
+        (["--init-from", str(tmp_path / "missing.zip")], "does not exist"),
+        (["--init-from", "baseline", "--config", str(tmp_path / "narrow.yaml")], "holds a network of shape"),
+        (["--init-from", "baseline", "--config", str(tmp_path / "both.yaml")], "'init_from' and 'bc_decisions' are two warm starts"),
+        (["--init-from", "baseline", "--algo", "ppo"], "--init-from starts --algo az"),
+    ]
+    (tmp_path / "narrow.yaml").write_text("az: {hidden: 16, layers: 1}\n")
+    (tmp_path / "both.yaml").write_text("az: {bc_decisions: 100}\n")
+    for k, (extra, message) in enumerate(refusals):
+        bad = tmp_path / f"bad{k}"
+        assert main([*common, "--run-dir", str(bad), *extra]) == 2, extra
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+        assert not bad.exists()
+
+
 def test_a_network_trained_under_other_observation_options_plays_the_default_game(tmp_path):
     """Dr. Who Chess's az recipe observes with threat planes and no history; the trained network
     plays the default game (which observes otherwise) through a game of its own options."""

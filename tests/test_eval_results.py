@@ -162,6 +162,9 @@ def test_round_robin_labels_shorten_checkpoint_paths():
     assert agent_label("rllib:runs/x/checkpoints/best/") == "rllib:x/best"
     assert agent_label("ppo:runs/x/checkpoints/best.zip") == "ppo:x/best"
     assert agent_label("ppo:baseline") == "ppo:baseline" and agent_label("heuristic") == "heuristic"
+    assert agent_label("az:runs/x/checkpoints/best.zip") == "az:x/best"
+    assert agent_label("az:runs/x/checkpoints/best.zip:sims=64:net") == "az:x/best:sims=64:net"
+    assert agent_label("az:baseline:sims=8") == "az:baseline:sims=8" and agent_label("az:best.zip") == "az:best.zip"
 
 
 @pytest.mark.slow

@@ -44,7 +44,16 @@ from tardis_envs import env_module, vector
 from tardis_envs.core.guided import GuidedSearch
 
 from .. import make_agent
-from ..alphazero import OPTIMIZER_MEMBER, AZAgent, NetEvaluator, build_net, load_checkpoint, masked_logits, save_checkpoint
+from ..alphazero import (
+    OPTIMIZER_MEMBER,
+    AZAgent,
+    NetEvaluator,
+    build_net,
+    checkpoint_file,
+    load_checkpoint,
+    masked_logits,
+    save_checkpoint,
+)
 from ..checkpoint import CheckpointError
 from ..tournament import play_match, rearm_ctrl_c, team_match
 from .train import EVAL_MARGIN, EVAL_SEED, REPORT_SECONDS, append_eval_rows, open_run_dir, read_history, resumable_meta, write_report
@@ -96,6 +105,10 @@ class AZConfig:
     """Simulations a move in evaluations."""
     num_threads: int = 0
     """Torch threads (0: torch's default)."""
+    init_from: str = ""
+    """Warm start from an ``az`` checkpoint's network before self-play: a checkpoint file, or
+    ``baseline`` for the game's shipped ``az:baseline`` ("": none). Its shape must be the
+    config's ``hidden`` x ``layers``; the run counts its decisions from 0."""
     bc_decisions: int = 0
     """Warm start: decisions of ``bc_teacher``'s play the network imitates before self-play (0: none)."""
     bc_teacher: str = "heuristic"
@@ -149,6 +162,10 @@ class AZConfig:
                 raise ValueError(f"{where}: {name!r} must be a number >= 0, got {value!r}")
         if isinstance(self.bc_explore, bool) or not isinstance(self.bc_explore, (int, float)) or not 0 <= self.bc_explore <= 1:
             raise ValueError(f"{where}: 'bc_explore' must be a number in [0, 1], got {self.bc_explore!r}")
+        if not isinstance(self.init_from, str):
+            raise ValueError(f"{where}: 'init_from' must be a checkpoint file or 'baseline', got {self.init_from!r}")
+        if self.init_from and self.bc_decisions:
+            raise ValueError(f"{where}: 'init_from' and 'bc_decisions' are two warm starts: give one")
         if not isinstance(self.bc_teacher, str) or not self.bc_teacher.strip():
             raise ValueError(f"{where}: 'bc_teacher' must be an agent spec, got {self.bc_teacher!r}")
         for name in ("seed", "num_threads", "bc_decisions"):
@@ -386,6 +403,8 @@ class AZTrainer:
             self.best_score = meta.get("best_score") if meta.get("best_score") is not None else -math.inf
             self.history = read_history(self.run_dir)
             self.warm = meta.get("warm_start")
+        elif config.init_from:
+            self._init_from()
         elif config.bc_decisions:
             self._warm_start()
         self.net.train()
@@ -399,6 +418,20 @@ class AZTrainer:
         from torch.utils.tensorboard import SummaryWriter
 
         self.writer = SummaryWriter(str(self.run_dir / "tb" / "az"))
+
+    def _init_from(self) -> None:
+        """Warm start from ``init_from``'s network: its weights, a fresh optimizer."""
+        config, game = self.config, self.game
+        path = checkpoint_file(config.init_from, game.spec.env_id)
+        where = f"init_from: checkpoint {str(path)!r}"
+        net, meta = load_checkpoint(path, game)
+        if tuple(meta["observation_shape"]) != tuple(game.observation_shape):
+            raise CheckpointError(f"{where} observes through other options ({meta.get('options')}): train under them to start from it")
+        if net.shape != self.net.shape:
+            raise CheckpointError(f"{where} holds a network of shape {net.shape}, the config asks {self.net.shape}")
+        self.net.load_state_dict(net.state_dict())
+        self.warm = {"init_from": config.init_from, "checkpoint": str(path), "its_decisions": int(meta.get("num_timesteps", 0))}
+        print(f"warm start: the network of {path} ({self.warm['its_decisions']:,} self-play decisions)", flush=True)
 
     def _warm_start(self) -> None:
         """Behaviour cloning before self-play (:mod:`agents.training.imitation`): the policy head
