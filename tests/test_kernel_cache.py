@@ -59,3 +59,51 @@ def test_every_cached_kernel_is_defined_under_the_digested_folders():
     assert outside == []
     # and the check sees one: every game's rules define cached kernels
     assert all("import njit" in p.read_text() or "njit," in p.read_text() for p in (package / "tardis_envs/games").glob("*/rules.py"))
+
+
+# Two processes compile different specializations of one cached function into one cache at
+# the same moment; a third loads them all. Without the lock on numba's index (UNLOCKED=1 in the
+# racers' environment) one run of three lost 2 of the 30 entries: the race is real but not
+# every run meets it, so only the locked case is a test.
+RACE = """
+import os, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from tardis_envs.core import jit
+if os.environ.get("UNLOCKED"):
+    from numba.core.caching import IndexDataCacheFile
+    IndexDataCacheFile.save = IndexDataCacheFile.save.__wrapped__
+import racer
+role, start = sys.argv[2], float(sys.argv[3])
+kinds = [np.int8, np.int16, np.int32, np.int64, np.float32, np.float64, np.uint8, np.uint16, np.uint32, np.uint64]
+shapes = [(3,), (3, 2), (3, 2, 2)]
+time.sleep(max(0.0, start - time.time()))
+mine = [(k, s) for i, (k, s) in enumerate((k, s) for k in kinds for s in shapes) if role == "all" or i % 2 == int(role)]
+for kind, shape in mine:
+    racer.total(np.ones(shape, dtype=kind))
+print(len(racer.total.stats.cache_hits), len(racer.total.stats.cache_misses))
+"""
+
+
+def test_processes_compiling_into_one_cache_at_once_lose_no_kernel(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "racer.py").write_text(
+        "from tardis_envs.core.jit import njit\n\n\n@njit\ndef total(a):\n    s = 0.0\n    for x in a.flat:\n        s += x\n    return s\n"
+    )
+    script = tmp_path / "race.py"
+    script.write_text(RACE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    start = time.time() + 8  # both past their imports before the first compile
+    racers = [
+        subprocess.Popen([sys.executable, str(script), str(tmp_path), role, str(start)], env=env, stdout=subprocess.PIPE, text=True)
+        for role in ("0", "1")
+    ]
+    for proc in racers:
+        assert proc.wait(timeout=300) == 0
+    out = subprocess.run([sys.executable, str(script), str(tmp_path), "all", "0"], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["30", "0"]  # every specialization loaded from the cache, none compiled again

@@ -43,6 +43,12 @@ batch kernel kept the old rules, and with them the old observation size, and
 wrote past the end of the new buffers (a segfault, seen here when the chess
 observation gained options). A new digest starts a clean cache instead; the
 folders of earlier digests are removed.
+
+Several processes may compile into one cache at once (pytest-xdist workers, Ray actors,
+subprocess environments): numba reads a function's cache index, adds its entry and writes
+the index back without a lock, so two processes saving kernels of one source file at the
+same time could lose an entry or give two kernels one data file. Each save into this
+cache therefore holds an exclusive lock on a file beside the index (``_lock_cache_saves``).
 """
 
 from __future__ import annotations
@@ -103,7 +109,36 @@ def _use_kernel_cache_dir() -> None:
         numba.config.CACHE_DIR = str(where)
 
 
+def _lock_cache_saves() -> None:
+    """Serialise numba's read-extend-write of a cache index under ``CACHE_DIR`` across
+    processes (``fcntl.flock`` on ``<index>.lock``); other caches, and systems without
+    ``fcntl`` or a numba whose cache class differs, keep numba's behaviour."""
+    try:
+        import fcntl
+
+        from numba.core.caching import IndexDataCacheFile
+    except ImportError:
+        return
+    save = IndexDataCacheFile.save
+    if getattr(save, "locked", False):
+        return
+
+    def locked_save(self, key, data):
+        index = getattr(self, "_index_path", None)
+        ours = numba.config.CACHE_DIR and index and os.path.abspath(index).startswith(os.path.abspath(numba.config.CACHE_DIR))
+        if not ours:
+            return save(self, key, data)
+        with open(index + ".lock", "ab") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            return save(self, key, data)
+
+    locked_save.locked = True  # type: ignore[attr-defined]
+    locked_save.__wrapped__ = save  # type: ignore[attr-defined]
+    IndexDataCacheFile.save = locked_save
+
+
 _use_kernel_cache_dir()
+_lock_cache_saves()
 
 
 def kernels_cached(module_file: str | Path) -> bool:
