@@ -32,19 +32,27 @@ def _listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _node_ports() -> list[str]:
-    """Every port a node opens, picked free here, so the test meets no other Ray."""
+def _pick(taken: set[int]) -> int:
+    """A free port not in ``taken``, added to it."""
+    port = _free_port()
+    while port in taken:
+        port = _free_port()
+    taken.add(port)
+    return port
+
+
+def _node_ports(taken: set[int]) -> list[str]:
+    """Every port a node opens, picked free here, so the test meets no other Ray: a range
+    of 41 worker ports and six single ports, none of them in ``taken`` (the ports of the
+    nodes picked before) nor in each other's way (Ray refuses a node whose single ports fall
+    in its worker range; ephemeral ports come close together)."""
     low = _free_port()
-    return [
-        f"--node-manager-port={_free_port()}",
-        f"--object-manager-port={_free_port()}",
-        f"--dashboard-agent-listen-port={_free_port()}",
-        f"--dashboard-agent-grpc-port={_free_port()}",
-        f"--metrics-export-port={_free_port()}",
-        f"--runtime-env-agent-port={_free_port()}",
-        f"--min-worker-port={low}",
-        f"--max-worker-port={low + 40}",
-    ]
+    while any(low <= port <= low + 40 for port in taken):
+        low = _free_port()
+    taken.update(range(low, low + 41))
+    single = [_pick(taken) for _ in range(6)]
+    names = ("node-manager", "object-manager", "dashboard-agent-listen", "dashboard-agent-grpc", "metrics-export", "runtime-env-agent")
+    return [f"--{name}-port={port}" for name, port in zip(names, single)] + [f"--min-worker-port={low}", f"--max-worker-port={low + 40}"]
 
 
 def test_train_joins_a_two_node_cluster_with_address(tmp_path):
@@ -67,9 +75,10 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
     try:
         # a port picked free here can be taken before Ray binds it, and a loaded machine can run
         # past `ray start`'s own start-up limits: a head that exits is started again on new ports
+        taken: set[int] = set()
         for _attempt in range(3):
-            port = _free_port()
-            common = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats", *_node_ports()]
+            port = _pick(taken)
+            common = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats", *_node_ports(taken)]
             with head_log.open("a") as log:
                 head = subprocess.Popen(
                     [
@@ -77,7 +86,7 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
                         "start",
                         "--head",
                         f"--port={port}",
-                        f"--ray-client-server-port={_free_port()}",
+                        f"--ray-client-server-port={_pick(taken)}",
                         "--include-dashboard=false",
                         f"--temp-dir={ray_dir}",
                         *common,
@@ -98,7 +107,7 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
         worker_log = tmp_path / "worker.log"
         with worker_log.open("w") as log:
             worker = subprocess.Popen(
-                [ray_cli, "start", f"--address=127.0.0.1:{port}", *common[:4], *_node_ports()],
+                [ray_cli, "start", f"--address=127.0.0.1:{port}", *common[:4], *_node_ports(taken)],
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
