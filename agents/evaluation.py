@@ -150,7 +150,7 @@ def agent_label(name: str) -> str:
     if kind == "az":
         where, colon, rest = where.partition(":")
         settings = colon + rest
-    if kind not in ("ppo", "rllib", "az") or where in ("baseline", "") or "/" not in where:
+    if kind not in ("ppo", "rllib", "az") or "/" not in where:  # baseline, a bare file name
         return name
     path = Path(where.rstrip("/"))
     return f"{kind}:{path.parent.parent.name}/{path.stem}{settings}"

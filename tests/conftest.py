@@ -32,7 +32,7 @@ def _compile_batch_kernels(processes: int) -> None:
 
 
 # seconds a cold compile of each game's batched kernels took on this project's 2-core machine
-# (2026-11-28): two processes finish in about 175 s where one took 330 s
+# (2026-11-28): two processes finish in about 185 s where one took 330 s
 LARGEST_FIRST = {
     "time_of_the_daleks_v2": 138,
     "timelord_chess_v1": 108,
