@@ -75,20 +75,40 @@ def masked_logits(logits, masks):
     return logits.masked_fill(~masks, -torch.inf)
 
 
+PRECISIONS = ("fp32", "bf16")
+
+
+def autocast(precision: str):
+    """The context a network runs in at ``precision``: nothing for ``fp32``; for ``bf16``
+    torch's CPU autocast (matrix multiplies in bfloat16, the weights kept in float32), which
+    runs faster only on processors with bfloat16 units (``benchmarks/az_throughput.py``)."""
+    import contextlib
+
+    import torch
+
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    return torch.autocast("cpu", dtype=torch.bfloat16) if precision == "bf16" else contextlib.nullcontext()
+
+
 class NetEvaluator:
     """The guided search's evaluator over a network: priors (softmax over the legal
-    actions) and mover-relative values, batched, without gradients."""
+    actions) and mover-relative values, batched, without gradients, the network run at
+    ``precision`` (see :func:`autocast`; the outputs are float32 either way)."""
 
-    def __init__(self, net):
+    def __init__(self, net, precision: str = "fp32"):
         self.net = net
+        self.precision = precision
+        autocast(precision)  # refuses an unknown precision here, not at the first call
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import torch
 
         with torch.inference_mode():
-            logits, values = self.net(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
-            priors = torch.softmax(masked_logits(logits, torch.from_numpy(masks.astype(bool))), dim=1)
-        return priors.numpy(), values.numpy()
+            with autocast(self.precision):
+                logits, values = self.net(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
+            priors = torch.softmax(masked_logits(logits.float(), torch.from_numpy(masks.astype(bool))), dim=1)
+        return priors.numpy(), values.float().numpy()
 
 
 def save_checkpoint(path: str | Path, net, game, num_timesteps: int, extra: dict[str, Any] | None = None) -> Path:

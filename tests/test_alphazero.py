@@ -463,3 +463,93 @@ def test_a_network_trained_under_other_observation_options_plays_the_default_gam
     assert alone.tolist() == make_agent(f"az:{path}:net", own, seed=0).act_batch(states, own_observations, masks).tolist()
     searched = make_agent(f"az:{path}:sims=8", default, seed=0).act_batch(states, observations, masks)
     assert (masks[np.arange(len(states)), searched] == 1).all()
+
+
+def test_self_play_against_a_fixed_opponent_searches_and_records_only_the_learners_seat():
+    """``opponents: {self: 0.5, heuristic: 0.5}``: about half the games are against the
+    heuristic, which moves every seat but the learner's (drawn per game); only the learner's
+    decisions are searched and stored, the heuristic chooses every other move; kinds and
+    weights that do not fit are refused by name."""
+    from agents.training.az_train import AZConfig, SelfPlay
+
+    config = AZConfig.from_dict({"num_envs": 32, "simulations": 2, "max_considered": 2, "opponents": {"self": 0.5, "heuristic": 0.5}})
+    game = tardis_envs.env_module("tardis_run_v0").Game()
+    selfplay = SelfPlay(config, build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players, 16, 1), seed=3)
+    heuristic = selfplay.pool.agents[0]
+    asked = []
+
+    class Spy:
+        needs_observations = heuristic.needs_observations
+
+        def act_batch(self, states, observations, masks):
+            asked.append(states[:, CURRENT_PLAYER].copy())
+            return heuristic.act_batch(states, observations, masks)
+
+    selfplay.pool.agents[0] = Spy()
+    drawn, stored, opponent_moves = [selfplay.opponent.copy()], 0, 0
+    for _ in range(60):
+        vec = selfplay.vec
+        row_of = {int(e): r for r, e in enumerate(selfplay.episodes)}
+        against = selfplay.opponent >= 0
+        choice = vec.masks.sum(axis=1) > 1
+        theirs = against & choice & (vec.current_player != selfplay.learner_seat)
+        expected_turns = np.sort(vec.current_player[theirs])
+        learner_seat, movers_before, episodes_before = selfplay.learner_seat.copy(), vec.current_player.copy(), selfplay.episodes.copy()
+        asked.clear()
+        out = selfplay.step()
+        assert np.array_equal(np.sort(np.concatenate(asked)) if asked else np.zeros(0, np.int64), expected_turns)
+        opponent_moves += int(theirs.sum())
+        for episode, mover in zip(out.get("episodes", ()), out.get("movers", ())):
+            row = row_of[int(episode)]
+            assert mover == movers_before[row]
+            assert not against[row] or mover == learner_seat[row], "a decision of the opponent's seat was stored"
+            stored += 1
+        drawn.append(selfplay.opponent[selfplay.episodes != episodes_before])  # the games that restarted
+    assert stored > 0 and opponent_moves > 0
+    share = np.mean(np.concatenate(drawn) < 0)
+    assert 0.3 < share < 0.7, share
+
+    for opponents, message in (
+        ({"snapshot": 1.0}, "unknown kind 'snapshot'"),
+        ({"self": 0.0}, "no kind has a weight > 0"),
+        ({"self": 1.0, "heuristic": -1}, "the weight of 'heuristic' must be"),
+        ({"self": 1.0, "grandmaster": 1}, "unknown kind 'grandmaster'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            AZConfig.from_dict({"opponents": opponents})
+    assert SelfPlay(AZConfig.from_dict({"num_envs": 4, "simulations": 2}), selfplay.net, seed=0).pool is None  # the default: itself
+
+
+def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
+    """``precision: bf16``: the evaluator's priors stay distributions over the legal actions
+    and within bfloat16's rounding of the float32 ones; a run trains at it and its checkpoint
+    holds float32 weights; an unknown precision is refused by name."""
+    import torch
+
+    from agents.alphazero import NetEvaluator
+    from agents.training.az_train import AZConfig, AZTrainer
+
+    game = tardis_envs.env_module("keys_to_the_tardis_v0").Game()
+    net = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players, 64, 2)
+    states = random_states(game, 64, seed=5)
+    masks = masks_of(game, states)
+    observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+    exact_priors, exact_values = NetEvaluator(net)(observations, masks)
+    priors, values = NetEvaluator(net, "bf16")(observations, masks)
+    assert priors.dtype == np.float32 and values.dtype == np.float32
+    assert np.allclose(priors.sum(axis=1), 1, atol=1e-5) and not priors[masks == 0].any()
+    assert np.abs(priors - exact_priors).max() < 0.02 and np.abs(values - exact_values).max() < 0.02
+    assert not np.array_equal(priors, exact_priors), "bf16 ran in float32"
+
+    tiny = {"env_id": "tardis_run_v0", "total_timesteps": 3000, "num_envs": 16, "simulations": 2, "max_considered": 2, "hidden": 16}
+    tiny |= {"layers": 1, "batch_size": 64, "eval_games": 2, "eval_every": 100_000, "eval_simulations": 2, "precision": "bf16"}
+    trainer = AZTrainer(AZConfig.from_dict(tiny), tmp_path / "run", progress=False)
+    stats = trainer.run()
+    assert stats["learner_samples"] > 0
+    trained, meta = load_checkpoint(tmp_path / "run" / "checkpoints" / "last.zip")
+    assert meta["config"]["precision"] == "bf16"
+    assert all(w.dtype == torch.float32 for w in trained.state_dict().values())
+    with pytest.raises(ValueError, match="'precision' must be one of fp32, bf16, got 'fp16'"):
+        AZConfig.from_dict({"precision": "fp16"})
+    with pytest.raises(ValueError, match="precision must be one of"):
+        NetEvaluator(net, "half")

@@ -1,11 +1,12 @@
 """AlphaZero-style training (``tardis-envs train <env_id> --algo az``): expert iteration
 on the batched kernels.
 
-Self-play: ``num_envs`` games advance together; at every decision with a choice, one
-:class:`~tardis_envs.core.guided.GuidedSearch` over all of them (Gumbel root with
-noise, ``simulations`` simulations, the current network evaluating every leaf of the
-batch in one call) chooses the move and gives the training target, the search's
-improved policy. When a game ends, each of its decisions gets the game's outcome per
+Self-play: ``num_envs`` games advance together, each against the network itself or (a share
+set by ``opponents``) a fixed agent holding every seat but the learner's. At every decision
+of a learner's seat with a choice, one :class:`~tardis_envs.core.guided.GuidedSearch` over
+all of them (Gumbel root with noise, ``simulations`` simulations, the current network
+evaluating every leaf of the batch in one call, at ``precision``) chooses the move and gives
+the training target, the search's improved policy. When a game ends, each of its decisions gets the game's outcome per
 seat, counted from that decision's mover (the team's result in Time of the Daleks).
 Decisions go to a replay buffer (observations in the game's compact or packed dtype,
 the policy as its ``policy_entries`` largest entries); after every self-play step the
@@ -46,8 +47,10 @@ from tardis_envs.core.guided import GuidedSearch
 from .. import make_agent
 from ..alphazero import (
     OPTIMIZER_MEMBER,
+    PRECISIONS,
     AZAgent,
     NetEvaluator,
+    autocast,
     build_net,
     checkpoint_file,
     load_checkpoint,
@@ -56,7 +59,11 @@ from ..alphazero import (
 )
 from ..checkpoint import CheckpointError
 from ..tournament import play_match, rearm_ctrl_c, team_match
+from .config import check_opponents
+from .selfplay import OpponentPool
 from .train import EVAL_MARGIN, EVAL_SEED, REPORT_SECONDS, append_eval_rows, open_run_dir, read_history, resumable_meta, write_report
+
+SELF = "self"  # the ``opponents`` key of the games the network plays against itself
 
 
 @dataclass
@@ -77,6 +84,12 @@ class AZConfig:
     """Simulations per self-play decision (after the root's evaluation)."""
     max_considered: int = 8
     """Root actions the Gumbel search starts its sequential halving from."""
+    opponents: dict = field(default_factory=lambda: {SELF: 1.0})
+    """Whom the self-play games are against, weights of a draw per game: ``self`` (the current
+    network searched on every seat) or a fixed agent of the PPO pool's kinds (``heuristic``,
+    ``random``, ``ppo:baseline``, ``az:<checkpoint.zip>``, ...) on every seat but the learner's
+    (its opponents, or its team-mates in a cooperative game; the learner's seat drawn per
+    game). Only the learner's decisions are searched and learned from."""
     hidden: int = 256
     """Width of the network's hidden layers."""
     layers: int = 2
@@ -105,6 +118,10 @@ class AZConfig:
     """Simulations a move in evaluations."""
     num_threads: int = 0
     """Torch threads (0: torch's default)."""
+    precision: str = "fp32"
+    """The network's arithmetic in self-play and the learner: ``fp32``, or ``bf16`` (torch's CPU
+    autocast; the weights and checkpoints stay float32), faster only where the processor has
+    bfloat16 units (``benchmarks/az_throughput.py`` measures both)."""
     init_from: str = ""
     """Warm start from an ``az`` checkpoint's network before self-play: a checkpoint file, or
     ``baseline`` for the game's shipped ``az:baseline`` ("": none). Its shape must be the
@@ -162,6 +179,8 @@ class AZConfig:
                 raise ValueError(f"{where}: {name!r} must be a number >= 0, got {value!r}")
         if isinstance(self.bc_explore, bool) or not isinstance(self.bc_explore, (int, float)) or not 0 <= self.bc_explore <= 1:
             raise ValueError(f"{where}: 'bc_explore' must be a number in [0, 1], got {self.bc_explore!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"{where}: 'precision' must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         if not isinstance(self.init_from, str):
             raise ValueError(f"{where}: 'init_from' must be a checkpoint file or 'baseline', got {self.init_from!r}")
         if self.init_from and self.bc_decisions:
@@ -172,6 +191,7 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{where}: {name!r} must be an integer >= 0, got {value!r}")
+        check_opponents(self.opponents, self.env_id, where, SELF)
         if not isinstance(self.eval_opponents, list) or not self.eval_opponents or not all(isinstance(s, str) for s in self.eval_opponents):
             raise ValueError(f"{where}: 'eval_opponents' must be a list of agent specs, got {self.eval_opponents!r}")
 
@@ -259,14 +279,30 @@ class SelfPlay:
         self.vec = vector.make(config.env_id, config.num_envs, seed=seed, obs_dtype=obs_dtype, **config.options)
         self.search = GuidedSearch(self.game, config.simulations, gumbel_scale=1.0, max_considered=config.max_considered, seed=seed)
         self.net = net
-        self.net_evaluate = NetEvaluator(net)
+        self.net_evaluate = NetEvaluator(net, config.precision)
         self.entries = min(config.policy_entries, self.game.num_actions)
         self.workers = workers
-        self.timing = {"search": 0.0, "network": 0.0, "env": 0.0}
+        self.timing = {"search": 0.0, "network": 0.0, "env": 0.0, "opponents": 0.0}
         self.games_finished = 0
         self.vec.reset()
         self.episodes = worker + workers * np.arange(config.num_envs, dtype=np.int64)
         self.next_episode = worker + workers * config.num_envs
+        # games against fixed agents: each game's opponent (-1: itself) and the learner's seat
+        self.opponent = np.full(config.num_envs, -1, dtype=np.int64)
+        self.learner_seat = np.zeros(config.num_envs, dtype=np.int64)
+        fixed = {k: w for k, w in config.opponents.items() if k != SELF and w > 0}
+        self.pool = OpponentPool(self.game, fixed, seed=seed, self_play=SELF) if fixed else None
+        if self.pool is not None:
+            self.self_share = config.opponents.get(SELF, 0) / sum(config.opponents.values())
+            self.rng = np.random.default_rng(seed + 7919)
+            self._new_games(np.arange(config.num_envs))
+
+    def _new_games(self, rows: np.ndarray) -> None:
+        """Draws the opponent (or itself) and the learner's seat of the games in ``rows``."""
+        drawn = self.pool.sample(self.rng, rows.size)
+        itself = self.rng.random(rows.size) < self.self_share
+        self.opponent[rows] = np.where(itself, -1, drawn)
+        self.learner_seat[rows] = self.rng.integers(0, self.game.num_players, size=rows.size)
 
     def evaluate(self, obs: np.ndarray, masks: np.ndarray):
         started = time.perf_counter()
@@ -277,7 +313,9 @@ class SelfPlay:
     def step(self) -> dict[str, np.ndarray]:
         vec = self.vec
         started = time.perf_counter()
-        busy = vec.masks.sum(axis=1) > 1
+        choice = vec.masks.sum(axis=1) > 1
+        learners = (self.opponent < 0) | (vec.current_player == self.learner_seat)
+        busy = choice & learners
         actions = np.argmax(vec.masks, axis=1).astype(np.int64)
         rows = np.flatnonzero(busy)
         out: dict[str, np.ndarray] = {}
@@ -295,6 +333,13 @@ class SelfPlay:
                 "episodes": self.episodes[rows].copy(),
             }
             self.timing["search"] += time.perf_counter() - started - (self.timing["network"] - network_before)
+        if self.pool is not None:
+            started = time.perf_counter()
+            others = np.flatnonzero(choice & ~learners)
+            which = self.opponent[others]
+            for k in np.unique(which):
+                actions[others[which == k]] = self.pool.act(k, vec, others[which == k])
+            self.timing["opponents"] += time.perf_counter() - started
         stepped = time.perf_counter()
         _, _, _, rewards, terminated, truncated = vec.step(actions)
         ended = np.flatnonzero(terminated | truncated)
@@ -304,6 +349,8 @@ class SelfPlay:
             self.episodes[ended] = self.next_episode + self.workers * np.arange(ended.size)
             self.next_episode += self.workers * ended.size
             self.games_finished += ended.size
+            if self.pool is not None:
+                self._new_games(ended)
         self.timing["env"] += time.perf_counter() - stepped
         return out
 
@@ -364,7 +411,7 @@ class AZTrainer:
         self.num_timesteps = 0
         self.learner_samples = 0
         self.interrupted = False
-        self.timing = {"search": 0.0, "network": 0.0, "learner": 0.0, "env": 0.0}
+        self.timing = {"search": 0.0, "network": 0.0, "learner": 0.0, "env": 0.0, "opponents": 0.0}
         self.last_results: dict[str, dict] = {}
         self.last_results_at = -1
         self.warm: dict | None = None  # the warm start's record, if the run had one
@@ -561,7 +608,9 @@ class AZTrainer:
                 return
             obs, masks, index, weight, outcome = batch
             obs_t = torch.from_numpy(self.game.float_observations(obs, self.obs_dtype).reshape(len(obs), -1))
-            logits, values = self.net(obs_t)
+            with autocast(config.precision):
+                logits, values = self.net(obs_t)
+            logits, values = logits.float(), values.float()  # the losses in float32 at any precision
             log_policy = torch.log_softmax(masked_logits(logits, torch.from_numpy(masks)), dim=1)
             picked = torch.gather(log_policy, 1, torch.from_numpy(index.astype(np.int64)))
             policy_loss = -(torch.from_numpy(weight) * torch.nan_to_num(picked, neginf=0.0)).sum(dim=1).mean()

@@ -163,22 +163,24 @@ class TrainConfig:
         return asdict(self)
 
 
-def check_opponents(opponents: Any, env_id: str, where: str) -> None:
+def check_opponents(opponents: Any, env_id: str, where: str, self_play: str = "snapshot") -> None:
     """A ``ValueError`` naming the key unless ``opponents`` maps known opponent kinds to
-    finite weights >= 0, random or a heuristic among them with a weight > 0 (the pool
-    needs an opponent before the first snapshot). Shared by :class:`TrainConfig` and
-    :class:`~agents.training.selfplay.OpponentPool`."""
+    finite weights >= 0. ``self_play`` is the key of the learner's games against itself:
+    ``snapshot`` (PPO: frozen copies, none before the first, so random or a heuristic must
+    have a weight > 0 beside it) or ``self`` (az: the current network on every seat, there
+    from the start). Shared by :class:`TrainConfig`, :class:`~agents.training.az_train.AZConfig`
+    and :class:`~agents.training.selfplay.OpponentPool`."""
     if not isinstance(opponents, dict) or not opponents:
-        raise ValueError(f"{where}: 'opponents' must map random/heuristic/snapshot to weights")
+        raise ValueError(f"{where}: 'opponents' must map random/heuristic/{self_play} to weights")
     bad = sorted(
         str(k)
         for k in opponents
         if not isinstance(k, str)
-        or (k not in ("random", "heuristic", "snapshot") and not is_search_spec(k) and not k.startswith(("ppo:", "heuristic:", "az:")))
+        or (k not in ("random", "heuristic", self_play) and not is_search_spec(k) and not k.startswith(("ppo:", "heuristic:", "az:")))
     )
     if bad:
         raise ValueError(
-            f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, heuristic:<preset>, snapshot, mcts:<simulations>, "
+            f"{where}: opponents: unknown kind {bad[0]!r}; allowed: random, heuristic, heuristic:<preset>, {self_play}, mcts:<simulations>, "
             "ismcts:<simulations>, ppo:baseline, ppo:<checkpoint.zip>, az:baseline, az:<checkpoint.zip>"
         )
     for key, weight in opponents.items():
@@ -212,5 +214,7 @@ def check_opponents(opponents: Any, env_id: str, where: str) -> None:
                 parse_search_spec(kind, settings)
             except ValueError as exc:
                 raise ValueError(f"{where}: opponents: {exc}") from None
-    if not any(w > 0 for k, w in opponents.items() if k == "random" or k.split(":", 1)[0] == "heuristic"):
+    if self_play == "snapshot" and not any(w > 0 for k, w in opponents.items() if k == "random" or k.split(":", 1)[0] == "heuristic"):
         raise ValueError(f"{where}: opponents: random or heuristic must have a weight > 0")
+    if not any(w > 0 for w in opponents.values()):
+        raise ValueError(f"{where}: opponents: no kind has a weight > 0")

@@ -53,8 +53,9 @@ class OpponentPool:
     drawn uniformly, and only the newest ``max_snapshots`` are kept.
     """
 
-    def __init__(self, game, weights: dict[str, float], seed: int = 0, max_snapshots: int = 5):
-        check_opponents(weights, game.spec.env_id, "OpponentPool")  # a typo or a NaN would leave no opponent to draw
+    def __init__(self, game, weights: dict[str, float], seed: int = 0, max_snapshots: int = 5, self_play: str = "snapshot"):
+        # a typo or a NaN would leave no opponent to draw; ``self_play`` as in check_opponents
+        check_opponents(weights, game.spec.env_id, "OpponentPool", self_play)
         self.game = game
         self.weights = dict(weights)
         self.max_snapshots = max_snapshots
@@ -107,6 +108,14 @@ class OpponentPool:
             for seq in (self.agents, self.names, self.kinds):
                 del seq[drop]
             self._changed()
+
+    def act(self, index: int, vec, rows: np.ndarray) -> np.ndarray:
+        """The actions of agent ``index`` in rows ``rows`` of the batched games ``vec``, whose
+        seat to move is that agent's (an agent that reads no observation gets none, as in
+        tournaments without observations)."""
+        agent = self.agents[index]
+        obs = vec.float_observations(rows) if agent.needs_observations else np.zeros((rows.size, 0), np.float32)
+        return agent.act_batch(vec.states[rows], obs, vec.masks[rows])
 
     @property
     def snapshot_names(self) -> list[str]:
@@ -205,10 +214,7 @@ class SelfPlayVecEnv(VecEnv):
                 if self.pool.random[k]:
                     continue  # a restarted game whose random opponent moves first: WAIT lets it
                 sub = waiting[which == k]
-                agent = self.pool.agents[k]
-                # an agent that reads no observation gets none (as in tournaments without observations)
-                obs = self.vec.float_observations(sub) if agent.needs_observations else np.zeros((sub.size, 0), np.float32)
-                actions[sub] = agent.act_batch(self.vec.states[sub], obs, self.vec.masks[sub])
+                actions[sub] = self.pool.act(k, self.vec, sub)
                 self.opponent_steps += sub.size
             self._advance(actions, rewards, dones, infos)
 
