@@ -97,9 +97,10 @@ class NetEvaluator:
     ``precision`` (see :func:`autocast`; the outputs are float32 either way)."""
 
     def __init__(self, net, precision: str = "fp32"):
+        if precision not in PRECISIONS:  # here, not at the first call
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
         self.net = net
         self.precision = precision
-        autocast(precision)  # refuses an unknown precision here, not at the first call
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import torch

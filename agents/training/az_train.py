@@ -338,7 +338,8 @@ class SelfPlay:
             others = np.flatnonzero(choice & ~learners)
             which = self.opponent[others]
             for k in np.unique(which):
-                actions[others[which == k]] = self.pool.act(k, vec, others[which == k])
+                rows_of_k = others[which == k]
+                actions[rows_of_k] = self.pool.act(k, vec, rows_of_k)
             self.timing["opponents"] += time.perf_counter() - started
         stepped = time.perf_counter()
         _, _, _, rewards, terminated, truncated = vec.step(actions)
