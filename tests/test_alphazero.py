@@ -325,16 +325,20 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     run = tmp_path / "run"
     common = ["train", "tardis_run_v0", "--algo", "az", "--config", str(config), "--run-dir", str(run)]
     common += ["--eval-games", "4", "--num-envs", "16", "--no-progress"]
-    assert main([*common, "--timesteps", "300", "--eval-every", "150"]) == 0
+    assert main([*common, "--timesteps", "1200", "--eval-every", "600"]) == 0
     for name in ("config.yaml", "eval.csv", "summary.md", "winrate.png", "stats.json", "checkpoints/last.zip", "checkpoints/best.zip"):
         assert (run / name).exists(), name
-    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 300
+    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 1200
     assert "- self-play decisions: " in (run / "summary.md").read_text()
+    # the value head scored on games it had not learned from, a row per evaluation
+    header, *rows = (run / "value_fit.csv").read_text().splitlines()
+    assert header == "num_timesteps,minutes,r2_unseen_games,decisions_scored" and rows
+    assert all(int(row.split(",")[3]) > 0 and float(row.split(",")[2]) <= 1 for row in rows)
     with zipfile.ZipFile(run / "checkpoints" / "last.zip") as archive:
         assert "az_optimizer.pt" in archive.namelist()
     first_rows = len((run / "eval.csv").read_text().splitlines())
-    assert main([*common, "--timesteps", "600", "--eval-every", "150", "--resume"]) == 0
-    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 600
+    assert main([*common, "--timesteps", "1500", "--eval-every", "600", "--resume"]) == 0
+    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 1500
     assert len((run / "eval.csv").read_text().splitlines()) > first_rows  # the first run's rows are kept
     capsys.readouterr()
     assert main(["train", "tardis_run_v0", "--run-dir", str(run), "--resume", "--no-progress"]) == 2
@@ -350,6 +354,34 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     with zipfile.ZipFile(shipped) as archive:
         assert "az_optimizer.pt" not in archive.namelist() and "az_model.pt" in archive.namelist()
     assert load_checkpoint(shipped)[1]["num_timesteps"] == load_checkpoint(best)[1]["num_timesteps"]
+
+
+def test_the_value_fit_is_scored_on_the_games_just_ended():
+    from agents.training.az_train import ReplayBuffer, ValueFit
+
+    buffer = ReplayBuffer(16, (3,), np.float32, 4, 2, 4)
+    obs = np.arange(18, dtype=np.float32).reshape(6, 3)
+    ones = np.ones((6, 4), dtype=np.int32)
+    buffer.add(
+        obs,
+        np.packbits(ones.astype(bool), axis=1),
+        ones[:, :4],
+        ones[:, :4].astype(np.float32),
+        np.array([0, 1, 0, 1, 0, 1]),
+        np.array([7, 7, 8, 8, 9, 9]),
+    )
+    rows = buffer.finish(np.array([8, 7]), np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    assert sorted(rows.tolist()) == [0, 1, 2, 3]  # game 9 goes on, not scored
+    assert buffer.outcome[np.sort(rows), 0].tolist() == [-1.0, 1.0, 1.0, -1.0]  # each mover's own outcome
+    assert buffer.finish(np.array([8]), np.array([[1.0, -1.0]])).size == 0  # each game scored once
+    fit = ValueFit(per_step=3, seed=0)
+    fit.score(lambda o: buffer.outcome[(o[:, 0] / 3).astype(int), 0], buffer.obs, buffer.outcome, rows)
+    assert fit.take() == (1.0, 3)  # a perfect value; at most per_step rows a step
+    fit.score(lambda o: np.zeros(len(o), np.float32), buffer.obs, buffer.outcome, np.array([0, 2]))
+    assert fit.take() == (0.0, 2)  # the mean knows nothing
+    fit.score(lambda o: -buffer.outcome[(o[:, 0] / 3).astype(int), 0], buffer.obs, buffer.outcome, np.array([0, 2]))
+    assert fit.take()[0] == -3.0  # confidently wrong is below 0
+    assert np.isnan(fit.take()[0])
 
 
 def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
@@ -381,6 +413,7 @@ def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
     stats = trainer.run()
     record = json.loads((tmp_path / "run" / "bc.json").read_text())
     assert record["teacher"] == "heuristic" and record["decisions"] == 20_000
+    assert -10 < record["held_out_value_r2"] <= 1  # judged on held-out games, not decisions
     # on positions with a choice, a uniformly random legal move agrees with the heuristic on
     # 1 / (legal moves) of them; the warm-started network alone must do far better
     game = trainer.game

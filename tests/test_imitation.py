@@ -7,7 +7,7 @@ pytest.importorskip("sb3_contrib")
 
 import tardis_envs
 from agents import HeuristicAgent, RandomAgent
-from agents.training.imitation import agreement, clone_policy, held_out_split, record_teacher
+from agents.training.imitation import agreement, clone_policy, held_out_games, held_out_split, record_teacher
 
 
 class Spy(HeuristicAgent):
@@ -41,6 +41,22 @@ def test_returns_are_the_movers_final_rewards():
     # TARDIS Run has no draws within its turn limit: a finished game's decisions are won or lost
     assert set(np.unique(data.returns[data.finished])) == {-1.0, 1.0}
     assert (data.returns[~data.finished] == 0).all()
+
+
+def test_games_are_numbered_and_held_out_whole():
+    game = tardis_envs.env_module("tardis_run_v0").Game()
+    data = record_teacher("tardis_run_v0", RandomAgent(game, seed=0), 6000, seed=3, num_envs=16, explore=0.0)
+    numbers = np.unique(data.game)
+    assert np.array_equal(numbers, np.arange(numbers.size)) and numbers.size > data.games  # unfinished games numbered too
+    for number in numbers[:20]:  # a game's decisions share its end: finished or not, and each seat one outcome
+        rows = data.game == number
+        assert np.unique(data.finished[rows]).size == 1 and np.abs(data.returns[rows]).max() <= 1
+    held, train = held_out_games(data, seed=2, validation=0.2)
+    assert np.array_equal(np.sort(np.concatenate([held, train])), np.arange(len(data)))
+    assert not set(data.game[held]) & set(data.game[train])  # no game on both sides
+    assert 0.1 < np.unique(data.game[held]).size / numbers.size < 0.3
+    both = data + data
+    assert np.unique(both.game).size == 2 * numbers.size  # a second recording's games get new numbers
 
 
 def test_exploration_changes_the_games_played_but_not_the_labels():

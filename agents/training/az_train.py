@@ -232,18 +232,19 @@ class ReplayBuffer:
         self.episode[at] = episodes
         self.ready[at] = False
 
-    def finish(self, episodes: np.ndarray, rewards: np.ndarray) -> None:
+    def finish(self, episodes: np.ndarray, rewards: np.ndarray) -> np.ndarray:
         """Games ``episodes`` ended with ``rewards[k]`` by seat: their decisions get the outcome
-        (one pass over the buffer for all the games that ended in a step)."""
+        (one pass over the buffer for all the games that ended in a step); the rows they fill."""
         rows = np.flatnonzero(~self.ready & np.isin(self.episode, episodes))
         if rows.size == 0:
-            return
+            return rows
         order = np.argsort(episodes)
         game = order[np.searchsorted(episodes[order], self.episode[rows])]
         players = rewards.shape[1]
         seats = (self.mover[rows, None] + np.arange(players)) % players
         self.outcome[rows] = np.take_along_axis(rewards[game], seats, axis=1)
         self.ready[rows] = True
+        return rows
 
     def sample(self, rng: np.random.Generator, size: int):
         rows = np.flatnonzero(self.ready)
@@ -252,6 +253,45 @@ class ReplayBuffer:
         pick = rows[rng.integers(0, rows.size, size=size)]
         masks = np.unpackbits(self.masks[pick], axis=1, count=self.num_actions).astype(bool)
         return self.obs[pick], masks, self.policy_index[pick], self.policy_weight[pick], self.outcome[pick]
+
+
+class ValueFit:
+    """How well the value head predicts games it has not learned from: when games end, before
+    the learner has seen any of their decisions, up to ``per_step`` of those decisions are
+    scored (the mover's value against the mover's outcome); :meth:`take` is the R^2 over the
+    decisions scored since its last call. A value head that memorises its replay buffer's
+    games instead of judging positions shows here as an R^2 near or below 0, and the search
+    then steers by noise."""
+
+    def __init__(self, per_step: int = 64, seed: int = 0):
+        self.per_step = per_step
+        self.rng = np.random.default_rng(seed)
+        self.values: list[np.ndarray] = []
+        self.outcomes: list[np.ndarray] = []
+
+    @staticmethod
+    def of(values: np.ndarray, outcomes: np.ndarray) -> float:
+        """R^2 of ``values`` as predictions of ``outcomes`` (nan without two different outcomes)."""
+        variance = float(np.var(outcomes)) if len(outcomes) > 1 else 0.0
+        if variance == 0.0:
+            return float("nan")
+        return 1.0 - float(np.mean((values - outcomes) ** 2)) / variance
+
+    def score(self, value_of, obs: np.ndarray, outcomes: np.ndarray, rows: np.ndarray) -> None:
+        """Score a draw of ``rows`` (decisions just given their outcome): ``value_of(obs)`` is
+        the network's value for the mover of each observation."""
+        if rows.size > self.per_step:
+            rows = self.rng.choice(rows, self.per_step, replace=False)
+        if rows.size:
+            self.values.append(value_of(obs[rows]))
+            self.outcomes.append(outcomes[rows, 0].copy())
+
+    def take(self) -> tuple[float, int]:
+        """(R^2, decisions) since the last call."""
+        values = np.concatenate(self.values) if self.values else np.zeros(0)
+        outcomes = np.concatenate(self.outcomes) if self.outcomes else np.zeros(0)
+        self.values, self.outcomes = [], []
+        return self.of(values, outcomes), int(values.size)
 
 
 def top_entries(policy: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -466,6 +506,7 @@ class AZTrainer:
         from torch.utils.tensorboard import SummaryWriter
 
         self.writer = SummaryWriter(str(self.run_dir / "tb" / "az"))
+        self.value_fit = ValueFit(seed=config.seed + 7)
 
     def _init_from(self) -> None:
         """Warm start from ``init_from``'s network: its weights, a fresh optimizer."""
@@ -488,7 +529,7 @@ class AZTrainer:
         zero-sum game, or as the team's in a cooperative one); the record goes to ``bc.json``."""
         import torch
 
-        from .imitation import held_out_split, record_teacher
+        from .imitation import held_out_games, record_teacher
 
         config, game, net = self.config, self.game, self.net
         teacher = make_agent(config.bc_teacher, game, seed=config.seed + 11)
@@ -496,7 +537,7 @@ class AZTrainer:
             config.env_id, teacher, config.bc_decisions, seed=config.seed + 20_000_000, explore=config.bc_explore, options=config.options
         )
         started = time.perf_counter()
-        held, train = held_out_split(len(data), seed=config.seed)
+        held, train = held_out_games(data, seed=config.seed)
         players = game.num_players
         outcome = np.repeat(data.returns[:, None], players, axis=1)
         if not game.spec.cooperative and players > 1:
@@ -522,12 +563,14 @@ class AZTrainer:
                 self.optimizer.step()
                 total, batches = total + float(loss.detach()), batches + 1
             losses.append(total / max(batches, 1))
-        agreement = float("nan")
+        agreement = value_r2 = float("nan")
         if held.size:
             with torch.inference_mode():
-                logits, _ = net(torch.from_numpy(data.observations[held].astype(np.float32).reshape(held.size, -1)))
+                logits, values = net(torch.from_numpy(data.observations[held].astype(np.float32).reshape(held.size, -1)))
                 best = masked_logits(logits, torch.from_numpy(data.masks[held])).argmax(dim=1).numpy()
             agreement = float((best == data.actions[held]).mean())
+            done = data.finished[held]
+            value_r2 = ValueFit.of(values[:, 0].numpy()[done], data.returns[held][done])
         self.warm = {
             "teacher": config.bc_teacher,
             "decisions": len(data),
@@ -536,11 +579,12 @@ class AZTrainer:
             "fit_seconds": round(time.perf_counter() - started, 1),
             "epoch_losses": losses,
             "held_out_agreement": agreement,
+            "held_out_value_r2": value_r2,
         }
         (self.run_dir / "bc.json").write_text(json.dumps(self.warm, indent=2))
         print(
             f"warm start: {len(data):,} decisions of {config.bc_teacher} in {data.seconds + self.warm['fit_seconds']:.0f} s, "
-            f"held-out agreement {100 * agreement:.1f}%",
+            f"held-out agreement {100 * agreement:.1f}%, value R^2 {value_r2:.3f} (held-out games)",
             flush=True,
         )
 
@@ -590,12 +634,27 @@ class AZTrainer:
         self.history += append_eval_rows(self.run_dir, self.num_timesteps, self.seconds(), results, game.spec.cooperative)
         for name, rec in results.items():
             self.writer.add_scalar(f"eval/{self.relation}_{name}", rec["win_rate"], self.num_timesteps)
+        self._record_value_fit()
         score = float(np.mean([rec["win_rate"] for rec in results.values()]))
         if score > self.best_score:
             self.best_score = score
             self.save("best")
         self.save("last")
         return results
+
+    def _record_value_fit(self) -> None:
+        """The value head's R^2 on unseen games since the last evaluation: TensorBoard's
+        ``value/r2_unseen_games`` and a row of ``value_fit.csv``."""
+        r2, scored = self.value_fit.take()
+        if not scored:
+            return
+        self.writer.add_scalar("value/r2_unseen_games", r2, self.num_timesteps)
+        path = self.run_dir / "value_fit.csv"
+        new = not path.exists()
+        with path.open("a") as out:
+            if new:
+                out.write("num_timesteps,minutes,r2_unseen_games,decisions_scored\n")
+            out.write(f"{self.num_timesteps},{self.seconds() / 60:.2f},{r2:.4f},{scored}\n")
 
     # --- self-play and learning ------------------------------------------------------
     def _learn(self, samples: int) -> None:
@@ -628,6 +687,14 @@ class AZTrainer:
                 self.writer.add_scalar("loss/value", value_loss.item(), self.num_timesteps)
         self.timing["learner"] += time.perf_counter() - started
 
+    def _values(self, obs: np.ndarray) -> np.ndarray:
+        """The network's value for the mover of each of ``obs`` (buffer rows), in float32."""
+        import torch
+
+        with torch.inference_mode():
+            _, values = self.net(torch.from_numpy(self.game.float_observations(obs, self.obs_dtype).reshape(len(obs), -1)))
+        return values[:, 0].float().numpy()
+
     def _store(self, step: dict[str, np.ndarray]) -> int:
         """Put one self-play step's decisions and ended games into the buffer; the decisions added."""
         added = 0
@@ -637,7 +704,8 @@ class AZTrainer:
             self.num_timesteps += added
             self.pending_samples += added * self.config.replay_ratio
         if "ended" in step:
-            self.buffer.finish(step["ended"], step["rewards"])
+            rows = self.buffer.finish(step["ended"], step["rewards"])
+            self.value_fit.score(self._values, self.buffer.obs, self.buffer.outcome, rows)
             self.games_finished += len(step["ended"])
         return added
 

@@ -42,6 +42,7 @@ class Demonstrations:
     actions: np.ndarray  # int64[n], the teacher's choices
     returns: np.ndarray  # float32[n], the mover's final reward (0 for a game cut off by the budget)
     finished: np.ndarray  # bool[n], whether the decision's game ended within the budget
+    game: np.ndarray  # int64[n], the decision's game, numbered from 0 in the recording
     seconds: float = 0.0
     games: int = 0
 
@@ -55,6 +56,7 @@ class Demonstrations:
             actions=np.concatenate([self.actions, other.actions]),
             returns=np.concatenate([self.returns, other.returns]),
             finished=np.concatenate([self.finished, other.finished]),
+            game=np.concatenate([self.game, other.game + (int(self.game.max()) + 1 if len(self) else 0)]),
             seconds=self.seconds + other.seconds,
             games=self.games + other.games,
         )
@@ -121,6 +123,7 @@ def record_teacher(
         actions=actions,
         returns=final[game_ids, seats],
         finished=ended_games[game_ids],
+        game=np.unique(game_ids, return_inverse=True)[1].astype(np.int64),
         seconds=time.perf_counter() - started,
         games=int(ended_games.sum()),
     )
@@ -131,6 +134,17 @@ def held_out_split(n: int, seed: int, validation: float = 0.05) -> tuple[np.ndar
     order = np.random.default_rng(seed).permutation(n)
     held = order[: int(n * validation)] if n >= 20 else order[:0]
     return held, order[held.size :]
+
+
+def held_out_games(data: Demonstrations, seed: int, validation: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """(held-out, training) indices of ``data``'s decisions, whole games held out: a
+    ``validation`` share of the games drawn with ``seed``. A value fitted to a game's outcome
+    is judged on games it never saw (decisions of one game share its outcome, so a split by
+    decision rewards memorising games)."""
+    games = int(data.game.max()) + 1 if len(data) else 0
+    chosen = np.random.default_rng(seed).permutation(games)[: int(games * validation)] if games >= 20 else []
+    held = np.isin(data.game, chosen)
+    return np.flatnonzero(held), np.random.default_rng(seed + 1).permutation(np.flatnonzero(~held))
 
 
 def clone_policy(

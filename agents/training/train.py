@@ -56,7 +56,7 @@ CSV_FIELDS = ["timesteps", "seconds", "opponent", "games", "wins", "draws", "los
 EVAL_MARGIN = 1.25  # the final evaluation may take this much longer than the last one timed
 REPORT_SECONDS = 3.0  # kept free for the last checkpoint, winrate.png, summary.md and stats.json
 
-RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json")
+RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json", "value_fit.csv")
 """Files a run writes at the top of its folder (both backends)."""
 RUN_CHECKPOINTS = ("last", "best")  # checkpoints/<name>.zip (sb3) or checkpoints/<name>/ (rllib)
 
