@@ -6,6 +6,7 @@ bad checkpoints and specs refused by name."""
 from __future__ import annotations
 
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -414,6 +415,8 @@ def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
     record = json.loads((tmp_path / "run" / "bc.json").read_text())
     assert record["teacher"] == "heuristic" and record["decisions"] == 20_000
     assert -10 < record["held_out_value_r2"] <= 1  # judged on held-out games, not decisions
+    assert [e["epoch"] for e in record["held_out_by_epoch"]] == [1, 2, 3]
+    assert record["held_out_by_epoch"][-1]["value_r2"] == record["held_out_value_r2"]
     # on positions with a choice, a uniformly random legal move agrees with the heuristic on
     # 1 / (legal moves) of them; the warm-started network alone must do far better
     game = trainer.game
@@ -586,3 +589,13 @@ def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
         AZConfig.from_dict({"precision": "fp16"})
     with pytest.raises(ValueError, match="precision must be one of"):
         NetEvaluator(net, "half")
+
+
+def test_the_value_fit_benchmark_scores_a_shipped_value_head(capsys):
+    import runpy
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "value_fit.py"))
+    assert module["main"](["tardis_run_v0", "baseline", "--teacher", "heuristic", "--decisions", "6000", "--num-envs", "16"]) == 0
+    out = capsys.readouterr().out
+    r2 = float(out.split("R^2 ")[1].split(",")[0])
+    assert "games of heuristic" in out and 0 < r2 < 1  # TARDIS Run's self-play value knows something, not all

@@ -543,9 +543,20 @@ class AZTrainer:
         if not game.spec.cooperative and players > 1:
             outcome[:, 1:] = -outcome[:, :1] / (players - 1)
         rng = np.random.default_rng(config.seed + 1)
-        net.train()
-        losses = []
-        for _ in range(config.bc_epochs):
+
+        def judge() -> tuple[float, float]:
+            """(agreement with the teacher's move, the value's R^2) on the held-out games."""
+            if not held.size:
+                return float("nan"), float("nan")
+            with torch.inference_mode():
+                logits, values = net(torch.from_numpy(data.observations[held].astype(np.float32).reshape(held.size, -1)))
+                best = masked_logits(logits, torch.from_numpy(data.masks[held])).argmax(dim=1).numpy()
+            done = data.finished[held]
+            return float((best == data.actions[held]).mean()), ValueFit.of(values[:, 0].numpy()[done], data.returns[held][done])
+
+        losses, held_out = [], []
+        for epoch in range(config.bc_epochs):
+            net.train()
             rng.shuffle(train)
             total, batches = 0.0, 0
             for start in range(0, train.size, config.batch_size):
@@ -563,14 +574,10 @@ class AZTrainer:
                 self.optimizer.step()
                 total, batches = total + float(loss.detach()), batches + 1
             losses.append(total / max(batches, 1))
-        agreement = value_r2 = float("nan")
-        if held.size:
-            with torch.inference_mode():
-                logits, values = net(torch.from_numpy(data.observations[held].astype(np.float32).reshape(held.size, -1)))
-                best = masked_logits(logits, torch.from_numpy(data.masks[held])).argmax(dim=1).numpy()
-            agreement = float((best == data.actions[held]).mean())
-            done = data.finished[held]
-            value_r2 = ValueFit.of(values[:, 0].numpy()[done], data.returns[held][done])
+            agreement, value_r2 = judge()
+            held_out.append({"epoch": epoch + 1, "agreement": agreement, "value_r2": value_r2})
+        net.train()
+        agreement, value_r2 = (held_out[-1]["agreement"], held_out[-1]["value_r2"]) if held_out else judge()
         self.warm = {
             "teacher": config.bc_teacher,
             "decisions": len(data),
@@ -580,6 +587,7 @@ class AZTrainer:
             "epoch_losses": losses,
             "held_out_agreement": agreement,
             "held_out_value_r2": value_r2,
+            "held_out_by_epoch": held_out,
         }
         (self.run_dir / "bc.json").write_text(json.dumps(self.warm, indent=2))
         print(
