@@ -32,30 +32,19 @@ def interrupt_after_first_evaluation(proc, run, timeout: float) -> str:
 
 
 def compile_batch_kernels(env_id: str) -> tuple[str, float]:
-    """Compile (or load) into the kernel cache what most test files of ``env_id`` use: its
-    AEC environment's kernels, its batched kernels with float, compact and (where the game
-    has them) packed observations and without, and its heuristic's; run in a process of its
-    own by ``conftest.py``, so that two test workers never compile the same kernel at once;
-    returns ``(env_id, seconds it took)``."""
+    """Compile (or load) into the kernel cache ``env_id``'s batched kernels, with and without
+    observations, and its heuristic's, which most test files use; run in a process of its
+    own by ``conftest.py``; returns ``(env_id, seconds it took)``."""
     import time
 
     from agents import make_agent
-    from tardis_envs import env_module, vector
-    from tardis_envs.bench import has_packed_planes
+    from tardis_envs import vector
 
     started = time.perf_counter()
-    env = env_module(env_id).env()
-    env.reset(seed=0)
-    env.step(int(env.observe(env.agent_selection)["action_mask"].argmax()))
-    kinds = [{"observations": False}, {"obs_dtype": "compact"}]
-    kinds += [{"obs_dtype": "packed"}] if has_packed_planes(env_id) else []
-    for kind in kinds:
-        vec = vector.make(env_id, 2, seed=0, **kind)
-        vec.reset()
-        vec.step(vec.masks.argmax(axis=1))
-    vec = vector.make(env_id, 2, seed=0)
-    obs, masks, _ = vec.reset()
-    vec.step(masks.argmax(axis=1))
+    for observations in (True, False):
+        vec = vector.make(env_id, 2, seed=0, observations=observations)
+        obs, masks, _ = vec.reset()
+        vec.step(masks.argmax(axis=1))
     heuristic = make_agent("heuristic", vec.game, seed=0)
     heuristic.act_batch(vec.states, obs, masks)
     return env_id, time.perf_counter() - started
