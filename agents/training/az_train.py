@@ -554,9 +554,9 @@ class AZTrainer:
             done = data.finished[held]
             return float((best == data.actions[held]).mean()), ValueFit.of(values[:, 0].numpy()[done], data.returns[held][done])
 
+        net.train()  # judge() runs without gradients and leaves the mode as it is
         losses, held_out = [], []
         for epoch in range(config.bc_epochs):
-            net.train()
             rng.shuffle(train)
             total, batches = 0.0, 0
             for start in range(0, train.size, config.batch_size):
@@ -576,8 +576,6 @@ class AZTrainer:
             losses.append(total / max(batches, 1))
             agreement, value_r2 = judge()
             held_out.append({"epoch": epoch + 1, "agreement": agreement, "value_r2": value_r2})
-        net.train()
-        agreement, value_r2 = (held_out[-1]["agreement"], held_out[-1]["value_r2"]) if held_out else judge()
         self.warm = {
             "teacher": config.bc_teacher,
             "decisions": len(data),
