@@ -386,9 +386,11 @@ def test_the_value_fit_is_scored_on_the_games_just_ended():
 
 
 def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
-    """``bc_decisions``: the network first learns the teacher's moves; on held-out decisions it
-    picks the heuristic's move far more often than a uniformly random legal move would, the
-    record is in bc.json and the checkpoint, and the warm start's time counts in the run."""
+    """``bc_decisions``: the network first learns the teacher's moves, then a DAgger round
+    (``bc_dagger_rounds``) plays with the network and learns the teacher's labels of those
+    positions too; on held-out decisions it picks the heuristic's move far more often than a
+    uniformly random legal move would, the record of both rounds is in bc.json and the
+    checkpoint, and the warm start's time counts in the run."""
     import json
 
     from agents.training.az_train import AZConfig, AZTrainer
@@ -408,14 +410,18 @@ def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
             "eval_every": 100_000,
             "bc_decisions": 20_000,
             "bc_epochs": 3,
+            "bc_dagger_rounds": 1,
         }
     )
     trainer = AZTrainer(config, tmp_path / "run", progress=False)
     stats = trainer.run()
     record = json.loads((tmp_path / "run" / "bc.json").read_text())
-    assert record["teacher"] == "heuristic" and record["decisions"] == 20_000
+    assert record["teacher"] == "heuristic" and record["decisions"] == 40_000
+    assert [(r["round"], r["played_by"], r["decisions"]) for r in record["rounds"]] == [(0, "teacher", 20_000), (1, "network", 20_000)]
+    assert record["games"] == sum(r["games"] for r in record["rounds"])
     assert -10 < record["held_out_value_r2"] <= 1  # judged on held-out games, not decisions
     assert [e["epoch"] for e in record["held_out_by_epoch"]] == [1, 2, 3]
+    assert record["held_out_by_epoch"] == record["rounds"][-1]["held_out_by_epoch"]
     assert record["held_out_by_epoch"][-1]["value_r2"] == record["held_out_value_r2"]
     # on positions with a choice, a uniformly random legal move agrees with the heuristic on
     # 1 / (legal moves) of them; the warm-started network alone must do far better
@@ -427,10 +433,12 @@ def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
     network = AZAgent(game, trainer.net, net_only=True).act_batch(states, observations, masks)
     chance = float(np.mean(1 / masks.sum(axis=1)))
     assert np.mean(network == teacher) > chance + 0.2, (np.mean(network == teacher), chance, record)
-    assert load_checkpoint(tmp_path / "run" / "checkpoints" / "last.zip")[1]["warm_start"]["decisions"] == 20_000
+    assert load_checkpoint(tmp_path / "run" / "checkpoints" / "last.zip")[1]["warm_start"]["decisions"] == 40_000
     assert stats["seconds"] >= record["record_seconds"] + record["fit_seconds"]
     with pytest.raises(ValueError, match="'bc_explore' must be a number in"):
         AZConfig.from_dict({"bc_explore": 2})
+    with pytest.raises(ValueError, match="'bc_dagger_rounds' must be an integer >= 0"):
+        AZConfig.from_dict({"bc_dagger_rounds": -1})
     with pytest.raises(ValueError, match="unknown agent"):
         AZTrainer(AZConfig.from_dict({"bc_decisions": 10, "bc_teacher": "grandmaster"}), tmp_path / "bad", progress=False).run()
     assert not (tmp_path / "bad").exists()

@@ -134,6 +134,9 @@ class AZConfig:
     """Passes over the warm start's decisions."""
     bc_explore: float = 0.1
     """Share of the warm start's moves played at random (the teacher's choice stays the label)."""
+    bc_dagger_rounds: int = 0
+    """DAgger rounds after the warm start's first fit: the network alone plays ``bc_decisions``
+    more decisions, the teacher labels them, and the network is fitted again on everything."""
 
     @property
     def eval_heuristic(self) -> str:
@@ -187,7 +190,7 @@ class AZConfig:
             raise ValueError(f"{where}: 'init_from' and 'bc_decisions' are two warm starts: give one")
         if not isinstance(self.bc_teacher, str) or not self.bc_teacher.strip():
             raise ValueError(f"{where}: 'bc_teacher' must be an agent spec, got {self.bc_teacher!r}")
-        for name in ("seed", "num_threads", "bc_decisions"):
+        for name in ("seed", "num_threads", "bc_decisions", "bc_dagger_rounds"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{where}: {name!r} must be an integer >= 0, got {value!r}")
@@ -526,23 +529,81 @@ class AZTrainer:
         """Behaviour cloning before self-play (:mod:`agents.training.imitation`): the policy head
         learns ``bc_teacher``'s choices (cross-entropy), the value head the outcome of each
         decision's game by seat (the mover's reward, the rest of the table's filled in as in a
-        zero-sum game, or as the team's in a cooperative one); the record goes to ``bc.json``."""
-        import torch
-
+        zero-sum game, or as the team's in a cooperative one). ``bc_dagger_rounds`` DAgger
+        rounds follow: the network alone plays, the teacher labels, the network is fitted again
+        on every decision so far. Each round holds out whole games of its own, which no fit
+        trains on; the record goes to ``bc.json``."""
         from .imitation import held_out_games, record_teacher
 
-        config, game, net = self.config, self.game, self.net
+        config, game = self.config, self.game
         teacher = make_agent(config.bc_teacher, game, seed=config.seed + 11)
-        data = record_teacher(
-            config.env_id, teacher, config.bc_decisions, seed=config.seed + 20_000_000, explore=config.bc_explore, options=config.options
+        data = held = train = None
+        rounds = []
+        for round_number in range(config.bc_dagger_rounds + 1):
+            # round 0: the teacher plays; later rounds: the network alone plays, the teacher labels
+            behaviour = None if data is None else AZAgent(game, self.net, seed=config.seed + round_number, net_only=True)
+            new = record_teacher(
+                config.env_id,
+                teacher,
+                config.bc_decisions,
+                seed=config.seed + 20_000_000 + 1_000_003 * round_number,
+                explore=config.bc_explore,
+                options=config.options,
+                behaviour=behaviour,
+            )
+            fresh_held, fresh_train = held_out_games(new, seed=config.seed + round_number)
+            if data is None:
+                data, held, train = new, fresh_held, fresh_train
+            else:
+                held = np.concatenate([held, len(data) + fresh_held])
+                train = np.concatenate([train, len(data) + fresh_train])
+                data = data + new
+            started = time.perf_counter()
+            fit = self._fit_demonstrations(data, held, train, seed=config.seed + 1 + round_number)
+            fit.update(
+                round=round_number,
+                played_by="teacher" if behaviour is None else "network",
+                decisions=len(new),
+                games=new.games,
+                record_seconds=round(new.seconds, 1),
+                fit_seconds=round(time.perf_counter() - started, 1),
+            )
+            rounds.append(fit)
+        assert data is not None
+        last = rounds[-1]
+        self.warm = {
+            "teacher": config.bc_teacher,
+            "decisions": len(data),
+            "games": data.games,
+            "record_seconds": round(data.seconds, 1),
+            "fit_seconds": round(sum(r["fit_seconds"] for r in rounds), 1),
+            "epoch_losses": last["epoch_losses"],
+            "held_out_agreement": last["held_out_by_epoch"][-1]["agreement"],
+            "held_out_value_r2": last["held_out_by_epoch"][-1]["value_r2"],
+            "held_out_by_epoch": last["held_out_by_epoch"],
+        }
+        if config.bc_dagger_rounds:
+            self.warm["rounds"] = rounds
+        (self.run_dir / "bc.json").write_text(json.dumps(self.warm, indent=2))
+        print(
+            f"warm start: {len(data):,} decisions of {config.bc_teacher} in {data.seconds + self.warm['fit_seconds']:.0f} s, "
+            f"held-out agreement {100 * self.warm['held_out_agreement']:.1f}%, "
+            f"value R^2 {self.warm['held_out_value_r2']:.3f} (held-out games)",
+            flush=True,
         )
-        started = time.perf_counter()
-        held, train = held_out_games(data, seed=config.seed)
-        players = game.num_players
+
+    def _fit_demonstrations(self, data, held: np.ndarray, train: np.ndarray, seed: int) -> dict:
+        """``bc_epochs`` passes over the ``train`` decisions of ``data``; after each, the
+        network's agreement with the teacher and its value's R^2 on the ``held`` ones."""
+        import torch
+
+        config, net = self.config, self.net
+        train = train.copy()  # shuffled in place
+        players = self.game.num_players
         outcome = np.repeat(data.returns[:, None], players, axis=1)
-        if not game.spec.cooperative and players > 1:
+        if not self.game.spec.cooperative and players > 1:
             outcome[:, 1:] = -outcome[:, :1] / (players - 1)
-        rng = np.random.default_rng(config.seed + 1)
+        rng = np.random.default_rng(seed)
 
         def judge() -> tuple[float, float]:
             """(agreement with the teacher's move, the value's R^2) on the held-out games."""
@@ -576,23 +637,7 @@ class AZTrainer:
             losses.append(total / max(batches, 1))
             agreement, value_r2 = judge()
             held_out.append({"epoch": epoch + 1, "agreement": agreement, "value_r2": value_r2})
-        self.warm = {
-            "teacher": config.bc_teacher,
-            "decisions": len(data),
-            "games": data.games,
-            "record_seconds": round(data.seconds, 1),
-            "fit_seconds": round(time.perf_counter() - started, 1),
-            "epoch_losses": losses,
-            "held_out_agreement": agreement,
-            "held_out_value_r2": value_r2,
-            "held_out_by_epoch": held_out,
-        }
-        (self.run_dir / "bc.json").write_text(json.dumps(self.warm, indent=2))
-        print(
-            f"warm start: {len(data):,} decisions of {config.bc_teacher} in {data.seconds + self.warm['fit_seconds']:.0f} s, "
-            f"held-out agreement {100 * agreement:.1f}%, value R^2 {value_r2:.3f} (held-out games)",
-            flush=True,
-        )
+        return {"epoch_losses": losses, "held_out_by_epoch": held_out}
 
     def _extra(self) -> dict:
         return {
