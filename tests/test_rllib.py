@@ -15,7 +15,17 @@ from agents import make_agent  # noqa: E402
 from agents.checkpoint import CheckpointError  # noqa: E402
 from agents.tournament import play_match  # noqa: E402
 from agents.training.config import TrainConfig  # noqa: E402
-from agents.training.rllib_backend import MAIN, RANDOM, LeagueMapping, MaskedPPOModule, learner_steps, ppo_config, save_checkpoint, spaces  # noqa: E402
+from agents.training.rllib_backend import (  # noqa: E402
+    MAIN,
+    RANDOM,
+    LeagueMapping,
+    MaskedPPOModule,
+    learner_steps,
+    ppo_config,
+    save_checkpoint,
+    spaces,
+    step_count,
+)
 
 from .helpers import tiny_train_flags as _tiny  # noqa: E402
 
@@ -115,6 +125,13 @@ def test_tiny_run_writes_a_checkpoint_that_eval_plays(local_ray, tmp_path, monke
         make_agent(f"rllib:{tmp_path}", game)
 
 
+def test_step_counts_of_an_iteration_that_sampled_nothing_are_none():
+    assert step_count(7.0) == 7 and step_count(np.int64(3)) == 3
+    assert step_count(float("nan")) is None and step_count(None) is None and step_count({}) is None
+    assert learner_steps({"env_runners": {"num_module_steps_sampled_lifetime": {MAIN: float("nan")}}}) is None
+    assert learner_steps({}) is None and learner_steps({"env_runners": {"num_module_steps_sampled_lifetime": {MAIN: 12}}}) == 12
+
+
 # --- the train command ---------------------------------------------------------------
 # Keys' three players play about 490 decisions a game: 6 evaluation games (each seat twice);
 # resuming is the same code in every game, so only TARDIS Run's run resumes (a minute saved)
@@ -122,7 +139,11 @@ def test_tiny_run_writes_a_checkpoint_that_eval_plays(local_ray, tmp_path, monke
     "env_id,config,eval_games,resume",
     [("tardis_run_v0", None, 20, True), ("keys_to_the_tardis_v0", "configs/keys/three_players.yaml", 6, False)],
 )
-def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_path, env_id, config, eval_games, resume):
+def test_train_backend_rllib_writes_the_run_folder_and_resumes(
+    local_ray, tmp_path, monkeypatch, capsys, env_id, config, eval_games, resume
+):
+    from ray.rllib.algorithms.ppo import PPO
+
     from tardis_envs.cli import main
 
     run = tmp_path / "run"
@@ -151,9 +172,22 @@ def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_pa
     assert match.record(0)["games"] == 2 * n
     if not resume:
         return
-    # a second call continues the same run: more steps, more evaluation rows, the league kept
+    # a second call continues the same run: more steps, more evaluation rows, the league kept;
+    # its first iteration returns no samples (as on a loaded machine: RLlib's counts are NaN)
+    # and training goes on with the next
+    real_train, calls = PPO.train, []
+
+    def first_comes_back_empty(algo):
+        calls.append(1)
+        if len(calls) == 1:
+            return {"env_runners": {"num_module_steps_sampled_lifetime": {MAIN: float("nan")}, "num_env_steps_sampled": float("nan")}}
+        return real_train(algo)
+
+    monkeypatch.setattr(PPO, "train", first_comes_back_empty)
     before = agent.meta
+    capsys.readouterr()
     assert main(base + _tiny(before["num_timesteps"] + 500, eval_games) + ["--resume"]) == 0
+    assert "iteration returned no samples (1 in a row" in capsys.readouterr().out and len(calls) > 1
     again = (run / "eval.csv").read_text().splitlines()
     assert len(again) > len(first) and again[: len(first)] == first
     after = make_agent(f"rllib:{run / 'checkpoints' / 'last'}", game).meta

@@ -30,6 +30,7 @@ raises on any illegal action, so a masking bug cannot hide.
 
 from __future__ import annotations
 
+import math
 import random
 import shutil
 from pathlib import Path
@@ -202,10 +203,22 @@ def ppo_config(
     )
 
 
-def learner_steps(result: dict) -> int:
-    """Decisions the learning module has taken so far, from an ``algo.train()`` result."""
+def step_count(value: Any) -> int | None:
+    """A step count of an ``algo.train()`` result, or None where it has none: an iteration
+    whose env runners returned no samples in time (RLlib warns "No samples returned from
+    remote workers", which a loaded machine can cause) reports NaN or nothing."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(number) if math.isfinite(number) else None
+
+
+def learner_steps(result: dict) -> int | None:
+    """Decisions the learning module has taken so far, from an ``algo.train()`` result (None:
+    the result does not say, see :func:`step_count`)."""
     sampled = result.get("env_runners", {}).get("num_module_steps_sampled_lifetime", {})
-    return int(sampled.get(MAIN, 0))
+    return step_count(sampled.get(MAIN))
 
 
 SAVING_MARK = ".tardis-envs-saving"

@@ -48,7 +48,17 @@ from tardis_envs import env_module
 from ..checkpoint import CheckpointError
 from ..rllib_agent import RLlibPolicyAgent
 from .config import TrainConfig
-from .rllib_backend import MAIN, LeagueMapping, MaskedPPOModule, learner_steps, module_model_config, ppo_config, save_checkpoint, spaces
+from .rllib_backend import (
+    MAIN,
+    LeagueMapping,
+    MaskedPPOModule,
+    learner_steps,
+    module_model_config,
+    ppo_config,
+    save_checkpoint,
+    spaces,
+    step_count,
+)
 from .train import (
     EVAL_MARGIN,
     REPORT_SECONDS,
@@ -65,6 +75,7 @@ from .train import (
 # most half the run's --timesteps (a short run still updates more than once)
 MIN_UPDATE = 256
 PROGRESS_SECONDS = 10.0  # a progress line at most this often (and after the first update)
+EMPTY_ITERATIONS = 5  # training iterations in a row without samples that end a run with an error
 
 
 def batch_sizes(config: TrainConfig, num_players: int, sampling_games: int) -> dict:
@@ -326,6 +337,7 @@ class RLlibTrainer:
         next_snapshot = (self.num_timesteps // c.snapshot_every + 1) * c.snapshot_every
         steps0, t0, env_steps = self.num_timesteps, time.perf_counter(), 0
         base = None  # learner steps the algorithm counted before this process (resume)
+        empty = 0  # iterations in a row that returned no samples
         eval_seconds = 0.0  # the last evaluation's wall time
         iteration_seconds = 0.0  # the last algo.train() call's wall time
         last_line = None  # when the last progress line was printed
@@ -345,10 +357,20 @@ class RLlibTrainer:
                 result = self.algo.train()
                 iteration_seconds = time.perf_counter() - started
                 counted = learner_steps(result)
+                if counted is None:  # nothing sampled in time this iteration: the next one tries again
+                    empty += 1
+                    if empty >= EMPTY_ITERATIONS:
+                        raise RuntimeError(
+                            f"{empty} training iterations in a row returned no samples: the env runners are not "
+                            "sampling (see Ray's log above)"
+                        )
+                    print(f"  iteration returned no samples ({empty} in a row; a loaded machine?): training goes on", flush=True)
+                    continue
+                empty = 0
                 if base is None:
                     base = self.num_timesteps - (counted - self._last_batch(result))
                 self.num_timesteps = base + counted
-                env_steps += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0))
+                env_steps += step_count(result.get("env_runners", {}).get("num_env_steps_sampled")) or 0
                 returns = result.get("env_runners", {}).get("module_episode_returns_mean", {})
                 for module, value in returns.items():
                     self.writer.add_scalar(f"train/episode_return_{module}", value, self.num_timesteps)
@@ -395,7 +417,7 @@ class RLlibTrainer:
 
     @staticmethod
     def _last_batch(result: dict) -> int:
-        return int(result.get("env_runners", {}).get("num_module_steps_sampled", {}).get(MAIN, 0))
+        return step_count(result.get("env_runners", {}).get("num_module_steps_sampled", {}).get(MAIN)) or 0
 
     def _last_results(self) -> dict[str, dict]:
         """The records of the evaluation at the current step (already in the history)."""
