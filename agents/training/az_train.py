@@ -533,7 +533,7 @@ class AZTrainer:
         rounds follow: the network alone plays, the teacher labels, the network is fitted again
         on every decision so far. Each round holds out whole games of its own, which no fit
         trains on; the record goes to ``bc.json``."""
-        from .imitation import held_out_games, record_teacher
+        from .imitation import held_out_games, record_round, warm_record
 
         config, game = self.config, self.game
         teacher = make_agent(config.bc_teacher, game, seed=config.seed + 11)
@@ -542,15 +542,7 @@ class AZTrainer:
         for round_number in range(config.bc_dagger_rounds + 1):
             # round 0: the teacher plays; later rounds: the network alone plays, the teacher labels
             behaviour = None if data is None else AZAgent(game, self.net, seed=config.seed + round_number, net_only=True)
-            new = record_teacher(
-                config.env_id,
-                teacher,
-                config.bc_decisions,
-                seed=config.seed + 20_000_000 + 1_000_003 * round_number,
-                explore=config.bc_explore,
-                options=config.options,
-                behaviour=behaviour,
-            )
+            new = record_round(config, teacher, round_number, behaviour)
             fresh_held, fresh_train = held_out_games(new, seed=config.seed + round_number)
             if data is None:
                 data, held, train = new, fresh_held, fresh_train
@@ -572,11 +564,7 @@ class AZTrainer:
         assert data is not None
         last = rounds[-1]
         self.warm = {
-            "teacher": config.bc_teacher,
-            "decisions": len(data),
-            "games": data.games,
-            "record_seconds": round(data.seconds, 1),
-            "fit_seconds": round(sum(r["fit_seconds"] for r in rounds), 1),
+            **warm_record(config, data, rounds),
             "epoch_losses": last["epoch_losses"],
             "held_out_agreement": last["held_out_by_epoch"][-1]["agreement"],
             "held_out_value_r2": last["held_out_by_epoch"][-1]["value_r2"],

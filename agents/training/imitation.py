@@ -129,6 +129,33 @@ def record_teacher(
     )
 
 
+def record_round(config, teacher: Agent, round_number: int, behaviour: Agent | None = None) -> Demonstrations:
+    """Round ``round_number`` of a training config's warm start (``bc_decisions``,
+    ``bc_explore``; each round on seeds of its own): the teacher plays (round 0), or
+    ``behaviour`` plays and the teacher labels (the DAgger rounds)."""
+    return record_teacher(
+        config.env_id,
+        teacher,
+        config.bc_decisions,
+        seed=config.seed + 20_000_000 + 1_000_003 * round_number,
+        explore=config.bc_explore,
+        options=config.options,
+        behaviour=behaviour,
+    )
+
+
+def warm_record(config, data: Demonstrations, rounds: list[dict]) -> dict:
+    """The head of a warm start's ``bc.json``: the teacher, all rounds' decisions and games,
+    the time spent recording and fitting (each round's ``fit_seconds``)."""
+    return {
+        "teacher": config.bc_teacher,
+        "decisions": len(data),
+        "games": data.games,
+        "record_seconds": round(data.seconds, 1),
+        "fit_seconds": round(sum(r["fit_seconds"] for r in rounds), 1),
+    }
+
+
 def held_out_split(n: int, seed: int, validation: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     """(held-out, training) indices of ``n`` decisions: a ``validation`` share drawn with ``seed``."""
     order = np.random.default_rng(seed).permutation(n)

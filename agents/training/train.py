@@ -320,7 +320,7 @@ class Trainer:
         checkpoint's metadata."""
         from .. import make_agent
         from ..policy_agent import PolicyAgent
-        from .imitation import clone_policy, held_out_split, record_teacher
+        from .imitation import clone_policy, held_out_split, record_round, warm_record
 
         config = self.config
         teacher = make_agent(config.bc_teacher, self.game, seed=config.seed + 11)
@@ -330,15 +330,7 @@ class Trainer:
         for round_number in range(config.bc_dagger_rounds + 1):
             # round 0: the teacher plays; later rounds: the clone plays, the teacher labels
             behaviour = None if data is None else PolicyAgent(self.game, policy=self.model.policy, deterministic=True)
-            new = record_teacher(
-                config.env_id,
-                teacher,
-                config.bc_decisions,
-                seed=config.seed + 20_000_000 + 1_000_003 * round_number,
-                explore=config.bc_explore,
-                options=config.options,
-                behaviour=behaviour,
-            )
+            new = record_round(config, teacher, round_number, behaviour)
             fresh_held, _ = held_out_split(len(new), seed=config.seed + round_number)
             held = fresh_held if held is None else np.concatenate([held, len(data) + fresh_held])
             data = new if data is None else data + new
@@ -370,11 +362,7 @@ class Trainer:
                 )
         assert data is not None
         self.warm = {
-            "teacher": config.bc_teacher,
-            "decisions": len(data),
-            "games": data.games,
-            "record_seconds": round(data.seconds, 1),
-            "fit_seconds": round(sum(r["fit_seconds"] for r in rounds), 1),
+            **warm_record(config, data, rounds),
             "epochs": rounds[-1]["epochs"],  # the last fit's
         }
         if config.bc_dagger_rounds:
