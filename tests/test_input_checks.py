@@ -127,6 +127,7 @@ def test_no_assert_checks_user_input_in_the_package():
         ("tardis_envs/games/tardis_run/notation.py", "square is not None"),
         ("tardis_envs/games/chess/notation.py", "found is not None"),
         ("agents/training/train.py", "data is not None"),
+        ("agents/training/az_train.py", "data is not None"),
     }
     found = set()
     for folder in ("tardis_envs", "agents"):
