@@ -43,10 +43,33 @@ MAX_SIMULATIONS = 100_000
 SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:net]"
 
 
-def build_net(obs_size: int, num_actions: int, num_players: int, hidden: int = 256, layers: int = 2):
-    """The policy/value network: an MLP trunk, a logit head and a tanh value head."""
+HEADS = ("mlp", "move_squares")
+
+
+def build_net(
+    obs_size: int,
+    num_actions: int,
+    num_players: int,
+    hidden: int = 256,
+    layers: int = 2,
+    head: str = "mlp",
+    square_width: int = 32,
+    game=None,
+):
+    """The policy/value network: an MLP trunk, a logit head and a tanh value head. The logit
+    head is a linear layer (``head="mlp"``) or, for games whose actions move pieces between
+    squares (Dr. Who Chess), :class:`agents.move_squares.MoveSquaresHead` over the trunk and
+    the observation's planes (``head="move_squares"``; ``game`` gives the squares' layout)."""
     import torch
     from torch import nn
+
+    if head not in HEADS:
+        raise ValueError(f"network head must be one of {', '.join(HEADS)}, got {head!r}")
+    layout = None
+    if head == "move_squares":
+        layout = getattr(game, "move_squares_layout", None)
+        if layout is None:
+            raise ValueError(f"network head 'move_squares' needs a game whose actions move pieces between squares, got {game!r}")
 
     class AZNet(nn.Module):
         def __init__(self):
@@ -56,15 +79,24 @@ def build_net(obs_size: int, num_actions: int, num_players: int, hidden: int = 2
             for a, b in zip(sizes[:-1], sizes[1:]):
                 trunk += [nn.Linear(a, b), nn.ReLU()]
             self.trunk = nn.Sequential(*trunk)
-            self.policy = nn.Linear(sizes[-1], num_actions)
+            if layout is None:
+                self.policy: nn.Module = nn.Linear(sizes[-1], num_actions)
+            else:
+                from .move_squares import MoveSquaresHead
+
+                self.policy = MoveSquaresHead(sizes[-1], **layout(), width=square_width)
             self.value = nn.Linear(sizes[-1], num_players)
 
         def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            x = self.trunk(obs.flatten(1))
-            return self.policy(x), torch.tanh(self.value(x))
+            flat = obs.flatten(1)
+            x = self.trunk(flat)
+            logits = self.policy(x) if layout is None else self.policy(torch.cat([x, flat], dim=1))
+            return logits, torch.tanh(self.value(x))
 
     net = AZNet()
     net.shape = {"obs_size": obs_size, "num_actions": num_actions, "num_players": num_players, "hidden": hidden, "layers": layers}
+    if head != "mlp":  # the shape of an MLP network reads as before heads could be chosen
+        net.shape.update(head=head, square_width=square_width)
     return net
 
 
@@ -141,7 +173,7 @@ def load_checkpoint(path: str | Path, game=None):
         check_compatible(meta, game, path)
     shape = meta.get("net")
     try:
-        net = build_net(**shape)
+        net = build_net(**shape, game=layout_game(meta, game) if shape.get("head", "mlp") != "mlp" else None)
         with zipfile.ZipFile(path) as archive:
             state = torch.load(io.BytesIO(archive.read(MODEL_MEMBER)), map_location="cpu", weights_only=True)
         net.load_state_dict(state)
@@ -149,6 +181,17 @@ def load_checkpoint(path: str | Path, game=None):
         raise CheckpointError(f"checkpoint {str(path)!r} could not be loaded: {exc}") from None
     net.eval()
     return net, meta
+
+
+def layout_game(meta: dict[str, Any], game=None):
+    """The game whose observations a checkpoint's network reads (its squares' layout, for a
+    ``move_squares`` head): ``game`` under the checkpoint's observation options, or without
+    ``game`` the one its metadata names."""
+    if game is not None:
+        return observation_view(meta, game)
+    from tardis_envs import env_module
+
+    return env_module(meta["env_id"]).Game(**(meta.get("options") or {}))
 
 
 def checkpoint_file(path: str | Path, env_id: str) -> Path:

@@ -491,13 +491,15 @@ def test_init_from_starts_self_play_from_an_az_network_and_refuses_what_does_not
         assert not bad.exists()
 
 
-def test_a_network_trained_under_other_observation_options_plays_the_default_game(tmp_path):
+@pytest.mark.parametrize("head", ["mlp", "move_squares"])
+def test_a_network_trained_under_other_observation_options_plays_the_default_game(head, tmp_path):
     """Dr. Who Chess's az recipe observes with threat planes and no history; the trained network
-    plays the default game (which observes otherwise) through a game of its own options."""
+    plays the default game (which observes otherwise) through a game of its own options (for
+    the move-squares head, the squares' planes are read where its own options put them)."""
     own = tardis_envs.make("timelord_chess_v1", threat_planes=True, history_planes=0).unwrapped.game
     default = tardis_envs.make("timelord_chess_v1").unwrapped.game
     assert own.observation_shape != default.observation_shape
-    net = build_net(int(np.prod(own.observation_shape)), own.num_actions, own.num_players, hidden=16, layers=1)
+    net = build_net(int(np.prod(own.observation_shape)), own.num_actions, own.num_players, hidden=16, layers=1, head=head, game=own)
     path = save_checkpoint(tmp_path / "net.zip", net, own, 0)
     states = random_states(default, 4, seed=5)
     masks = masks_of(default, states)
@@ -507,6 +509,35 @@ def test_a_network_trained_under_other_observation_options_plays_the_default_gam
     assert alone.tolist() == make_agent(f"az:{path}:net", own, seed=0).act_batch(states, own_observations, masks).tolist()
     searched = make_agent(f"az:{path}:sims=8", default, seed=0).act_batch(states, observations, masks)
     assert (masks[np.arange(len(states)), searched] == 1).all()
+    loaded, meta = load_checkpoint(path, default)
+    assert meta["net"].get("head", "mlp") == head and loaded.shape == net.shape
+    torch = pytest.importorskip("torch")
+    with torch.no_grad():
+        obs = torch.from_numpy(own_observations.astype(np.float32))
+        assert torch.equal(loaded(obs)[0], net(obs)[0])
+
+
+def test_the_move_squares_head_trains_in_chess_and_is_refused_where_no_piece_moves(tmp_path):
+    """``head: move_squares``: a tiny Dr. Who Chess run writes a checkpoint of that head which
+    plays; asking for an unknown head, or for move squares in a game without them, is refused
+    by name."""
+    from agents.training.az_train import AZConfig, AZTrainer
+
+    config = {"env_id": "timelord_chess_v1", "options": {"threat_planes": True, "history_planes": 0}, "head": "move_squares"}
+    tiny = {"num_envs": 8, "simulations": 2, "eval_simulations": 2, "max_considered": 2, "hidden": 16, "layers": 1, "batch_size": 32}
+    tiny.update(total_timesteps=64, eval_every=64, eval_games=2, eval_opponents=["random"])
+    AZTrainer(AZConfig.from_dict({**config, **tiny}), tmp_path / "run", progress=False).run()
+    net, meta = load_checkpoint(tmp_path / "run" / "checkpoints" / "last.zip")
+    assert meta["net"]["head"] == "move_squares" and type(net.policy).__name__ == "MoveSquaresHead"
+    game = tardis_envs.make("timelord_chess_v1").unwrapped.game
+    states = random_states(game, 2, seed=1)
+    masks = masks_of(game, states)
+    actions = make_agent(f"az:{tmp_path / 'run' / 'checkpoints' / 'last.zip'}:sims=4", game, seed=0).act_batch(states, None, masks)
+    assert (masks[np.arange(len(states)), actions] == 1).all()
+    with pytest.raises(ValueError, match="'head' must be one of mlp, move_squares, got 'conv'"):
+        AZConfig.from_dict({**config, "head": "conv"})
+    with pytest.raises(ValueError, match="'head' move_squares needs a game whose actions move pieces between squares, not tardis_run_v0"):
+        AZConfig.from_dict({"env_id": "tardis_run_v0", "head": "move_squares"})
 
 
 def test_self_play_against_a_fixed_opponent_searches_and_records_only_the_learners_seat():

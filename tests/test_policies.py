@@ -7,7 +7,8 @@ import pytest
 import torch
 
 import tardis_envs
-from agents.training.policies import MoveSquaresHead, policy_spec
+from agents.move_squares import MoveSquaresHead
+from agents.training.policies import policy_spec
 from tardis_envs import tardis_run_v0, timelord_chess_v1
 from tardis_envs.games.chess import rules
 

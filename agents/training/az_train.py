@@ -46,6 +46,7 @@ from tardis_envs.core.guided import GuidedSearch
 
 from .. import make_agent
 from ..alphazero import (
+    HEADS,
     OPTIMIZER_MEMBER,
     PRECISIONS,
     AZAgent,
@@ -94,6 +95,10 @@ class AZConfig:
     """Width of the network's hidden layers."""
     layers: int = 2
     """Hidden layers of the network's trunk."""
+    head: str = "mlp"
+    """The network's policy head: ``mlp`` (a linear layer over the trunk) or ``move_squares``
+    (Dr. Who Chess: each move also scored at its from and to squares, :mod:`agents.move_squares`,
+    the head of the chess ``ppo:baseline``)."""
     learning_rate: float = 1e-3
     """Adam step size."""
     weight_decay: float = 1e-4
@@ -182,6 +187,10 @@ class AZConfig:
                 raise ValueError(f"{where}: {name!r} must be a number >= 0, got {value!r}")
         if isinstance(self.bc_explore, bool) or not isinstance(self.bc_explore, (int, float)) or not 0 <= self.bc_explore <= 1:
             raise ValueError(f"{where}: 'bc_explore' must be a number in [0, 1], got {self.bc_explore!r}")
+        if self.head not in HEADS:
+            raise ValueError(f"{where}: 'head' must be one of {', '.join(HEADS)}, got {self.head!r}")
+        if self.head == "move_squares" and not hasattr(env_module(self.env_id).Game, "move_squares_layout"):
+            raise ValueError(f"{where}: 'head' move_squares needs a game whose actions move pieces between squares, not {self.env_id}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"{where}: 'precision' must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         if not isinstance(self.init_from, str):
@@ -418,7 +427,9 @@ class SelfPlayActor:
         import torch
 
         torch.set_num_threads(1)
-        self.selfplay = SelfPlay(AZConfig.from_dict(config), build_net(**shape), seed, worker, workers)
+        config = AZConfig.from_dict(config)
+        game = env_module(config.env_id).Game(**config.options)
+        self.selfplay = SelfPlay(config, build_net(**shape, game=game), seed, worker, workers)
 
     def play(self, decisions: int, weights) -> tuple[list[dict[str, np.ndarray]], dict[str, float], int]:
         steps = self.selfplay.play(decisions, weights)
@@ -473,7 +484,9 @@ class AZTrainer:
         if config.num_threads:
             torch.set_num_threads(config.num_threads)
         torch.manual_seed(config.seed)
-        self.net = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players, config.hidden, config.layers)
+        self.net = build_net(
+            int(np.prod(game.observation_shape)), game.num_actions, game.num_players, config.hidden, config.layers, config.head, game=game
+        )
         self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
         if self.resume:
             last = self.run_dir / "checkpoints" / "last.zip"
