@@ -271,8 +271,9 @@ def floor(num_envs: int, threads: int, seconds: float, repeats: int) -> dict:
 
 
 def mean_game_length(env_id: str, games: int = 2000, seed: int = 0, **options) -> float:
-    """Mean decisions per game under uniform random legal play."""
-    vec = vector.make(env_id, games, seed=seed, **options)
+    """Mean decisions per game under uniform random legal play (the games run without
+    observations: the length needs only the legal masks)."""
+    vec = vector.make(env_id, games, seed=seed, observations=False, **options)
     _, masks, _ = vec.reset()
     lengths = np.zeros(games, dtype=np.int64)
     running = np.ones(games, dtype=bool)

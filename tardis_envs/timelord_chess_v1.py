@@ -21,7 +21,7 @@ claim needed: threefold repetition (same pieces, side, castling rights and a
 fifty-move rule (halfmove clock 100) and insufficient material (the
 ``chess`` library's definition: no pawn, rook or queen, and one knight or
 bishops on one colour only). Perft counts of the standard test positions and
-every legal move, check and result of 1,000+ random games agree with the
+every legal move, check and result of 500+ random games agree with the
 ``chess`` library (``tests/chess/``). ``max_plies`` (default 512) truncates.
 
 The variant (default; rulebook and rulings)

@@ -90,6 +90,8 @@ def test_tiny_training_run_writes_a_checkpoint_that_plays_legally(env_id, tmp_pa
     for _ in env.agent_iter(max_iter=600):
         _, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(env))
+    if env_id != "tardis_run_v0":
+        return  # resuming is the same code in every game: one game resumes (a minute saved)
     # resume continues the step count
     out = train_cli(env_id, run, "--resume", timesteps=5000)
     assert out.returncode == 0, out.stderr[-3000:]

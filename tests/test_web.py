@@ -16,7 +16,7 @@ from tardis_envs.browser import INSTALL_BROWSER, browser  # noqa: E402
 from tardis_envs.replay import MAX_FILE_BYTES, Replay, file_name, state_digest  # noqa: E402
 from tardis_envs.web import create_app  # noqa: E402
 
-GAMES_PER_ENV = 50
+GAMES_PER_ENV = 20
 
 
 def client(**kwargs) -> TestClient:
