@@ -5,6 +5,7 @@ bad checkpoints and specs refused by name."""
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -205,7 +206,7 @@ def test_over_many_searches_twins_that_differ_only_in_hidden_cards_are_searched_
     assert peeking > 4 * noise, (peeking, noise)
 
 
-def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path):
+def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path, monkeypatch):
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
     assert parse_spec("run.zip:sims=64:net") == {"path": "run.zip", "sims": 64, "c": 1.25, "considered": 16, "net": True}
     for bad, words in (("run.zip:sims=0", "sims must be in"), ("run.zip:depth=3", "unknown setting 'depth=3'"), ("", "give a checkpoint")):
@@ -217,11 +218,16 @@ def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path):
     broken.write_bytes(b"not a zip")
     with pytest.raises(CheckpointError, match="corrupt or not a checkpoint"):
         make_agent(f"az:{broken}", game)
-    from agents.baselines import az_available
+    from agents import baselines
 
-    without = next(env_id for env_id in tardis_envs.ENV_IDS if env_id not in az_available())
-    with pytest.raises(CheckpointError, match=f"no shipped az baseline for '{without}'"):
-        make_agent("az:baseline", tardis_envs.make(without).unwrapped.game)
+    with monkeypatch.context() as patch:  # a package that ships az networks for two games only
+        for env_id in ("tardis_run_v0", "gallifrey_duel_v1"):
+            (tmp_path / "shipped" / "az").mkdir(parents=True, exist_ok=True)
+            (tmp_path / "shipped" / "az" / f"{env_id}.zip").write_bytes(b"")
+        patch.setattr(baselines, "folder", lambda: tmp_path / "shipped")
+        words = "no shipped az baseline for 'timelord_chess_v1' (az:baseline exists for: gallifrey_duel_v1, tardis_run_v0)"
+        with pytest.raises(CheckpointError, match=re.escape(words)):
+            make_agent("az:baseline", tardis_envs.make("timelord_chess_v1").unwrapped.game)
     net = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players, hidden=8, layers=1)
     path = save_checkpoint(tmp_path / "net.zip", net, game, 0)
     with pytest.raises(CheckpointError, match="not an az checkpoint"):
