@@ -126,13 +126,22 @@ def autocast(precision: str):
 class NetEvaluator:
     """The guided search's evaluator over a network: priors (softmax over the legal
     actions) and mover-relative values, batched, without gradients, the network run at
-    ``precision`` (see :func:`autocast`; the outputs are float32 either way)."""
+    ``precision`` (see :func:`autocast`; the outputs are float32 either way).
 
-    def __init__(self, net, precision: str = "fp32"):
+    ``seats`` is the number of players of the game searched, where it differs from the
+    network's (Keys to the TARDIS's two-player network in a game of three or four): seat
+    ``j`` from the mover takes the network's column ``min(j, columns - 1)``, so a two-seat
+    network values the mover against every other seat alike, as its one opponent."""
+
+    def __init__(self, net, precision: str = "fp32", seats: int | None = None):
         if precision not in PRECISIONS:  # here, not at the first call
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
         self.net = net
         self.precision = precision
+        columns = int(net.shape["num_players"]) if hasattr(net, "shape") else None
+        self.columns = None
+        if seats is not None and columns is not None and seats != columns:
+            self.columns = np.minimum(np.arange(seats), columns - 1)
 
     def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         import torch
@@ -141,7 +150,8 @@ class NetEvaluator:
             with autocast(self.precision):
                 logits, values = self.net(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
             priors = torch.softmax(masked_logits(logits.float(), torch.from_numpy(masks.astype(bool))), dim=1)
-        return priors.numpy(), values.float().numpy()
+        values = values.float().numpy()
+        return priors.numpy(), values if self.columns is None else values[:, self.columns]
 
 
 def save_checkpoint(path: str | Path, net, game, num_timesteps: int, extra: dict[str, Any] | None = None) -> Path:
@@ -286,7 +296,14 @@ class AZAgent(GuidedAgent):
         view=None,
     ):
         super().__init__(
-            game, NetEvaluator(net), seed, simulations, c, considered, search_game=view, name="az:net" if net_only else f"az:{simulations}"
+            game,
+            NetEvaluator(net, seats=game.num_players),
+            seed,
+            simulations,
+            c,
+            considered,
+            search_game=view,
+            name="az:net" if net_only else f"az:{simulations}",
         )
         self.net = net
         self.net_only = net_only

@@ -19,9 +19,11 @@ from pathlib import Path
 
 
 def read_curve(path: Path, opponent: str) -> list[tuple[float, float, float, float]]:
-    """``(minutes, win rate, low, high)`` of every evaluation against ``opponent``, in percent."""
+    """``(minutes, win rate, low, high)`` of every evaluation against ``opponent``, in percent.
+    In Time of the Daleks the evaluations name a team-mate: an ``az`` run's ``partner``
+    column, a PPO run's ``opponent`` column (the agent beside which the learner's team played)."""
     with open(path, newline="") as handle:
-        rows = [r for r in csv.DictReader(handle) if r["opponent"] == opponent]
+        rows = [r for r in csv.DictReader(handle) if r.get("opponent", r.get("partner")) == opponent]
     if not rows:
         raise SystemExit(f"{path}: no evaluation against {opponent!r}")
     return [(float(r["seconds"]) / 60, 100 * float(r["win_rate"]), 100 * float(r["ci_low"]), 100 * float(r["ci_high"])) for r in rows]
@@ -32,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", action="append", required=True, help="label=path/to/eval.csv (repeat for each run)")
     parser.add_argument("--opponent", default="heuristic", help="the evaluation opponent to plot (default heuristic)")
     parser.add_argument("--title", default="", help="the game's name for the plot's title")
+    parser.add_argument("--ylabel", default="", help="the y axis's label (default: win rate vs the opponent)")
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     args = parser.parse_args(argv)
     curves = {}
@@ -54,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label}: " + ", ".join(f"{m:.0f} min {r:.1f}% [{lo:.1f}, {hi:.1f}]" for m, r, lo, hi in points))
     ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     ax.set_xlabel("training minutes on this machine")
-    ax.set_ylabel(f"win rate vs {args.opponent} (%), 95% interval")
+    ax.set_ylabel(args.ylabel or f"win rate vs {args.opponent} (%), 95% interval")
     ax.set_ylim(0, 100)
     ax.set_title(f"{args.title}: az and PPO per training minute".strip(": "))
     ax.grid(alpha=0.3)

@@ -14,7 +14,7 @@ import pytest
 
 import tardis_envs
 from agents import make_agent
-from agents.alphazero import AZAgent, build_net, load_checkpoint, parse_spec, save_checkpoint
+from agents.alphazero import AZAgent, NetEvaluator, build_net, load_checkpoint, parse_spec, save_checkpoint
 from agents.checkpoint import CheckpointError
 from tardis_envs.core.guided import G_DETERMINIZE, GuidedSearch, considered_visits
 from tardis_envs.core.state import CURRENT_PLAYER, RNG_COUNTER, RNG_KEY, STATUS
@@ -94,6 +94,26 @@ def test_guided_search_finds_the_mate_in_one_with_a_uniform_prior(gumbel_root):
         actions, policy, visits = search.run(state[None], uniform(game))
         assert game.action_to_string(state, int(actions[0])) == mate
         assert policy[0].argmax() == actions[0]
+
+
+def test_the_root_value_is_the_mean_return_of_the_roots_mover_over_the_search():
+    """A network that tells every mover it wins by 0.5 gives a root value of exactly 0.5 far
+    from any end; with no knowledge (value 0) the mate in one is all the return the search
+    sees, so the root value is above 0; a row not searched reads 0."""
+    game = tardis_envs.make("timelord_chess_v1").unwrapped.game
+    opening = np.stack([game.new_state(0), game.new_state(1)])
+
+    def hopeful(obs, masks):
+        priors, _ = uniform(game)(obs, masks)
+        return priors, np.full((len(masks), game.num_players), 0.5, dtype=np.float32)
+
+    search = GuidedSearch(game, 32, seed=0)
+    search.run(opening, hopeful, active=np.array([True, False]))
+    assert search.root_values().tolist() == [0.5, 0.0]
+    mate, state = state_of("timelord_chess_v1", doctor=False, fen=BACK_RANK)
+    search = GuidedSearch(mate, 64, seed=0)
+    search.run(state[None], uniform(mate))
+    assert 0 < search.root_values()[0] <= 1
 
 
 def test_a_trained_prior_finds_the_mate_with_fewer_simulations():
@@ -265,6 +285,28 @@ def test_az_agents_play_legal_moves_with_search_and_with_the_network_alone(env_i
         assert (masks[np.arange(len(states)), actions] == 1).all(), spec
 
 
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_a_two_player_network_searches_games_of_more_players_as_the_mover_against_each(num_players, tmp_path):
+    """Keys to the TARDIS observes the same in games of 2-4 players: a network trained for two
+    values the mover (its column 0) and every other seat as its one opponent (column 1)."""
+    two = tardis_envs.make("keys_to_the_tardis_v0").unwrapped.game
+    net = build_net(int(np.prod(two.observation_shape)), two.num_actions, two.num_players, hidden=16, layers=1)
+    path = save_checkpoint(tmp_path / "net.zip", net, two, 0)
+    game = tardis_envs.make("keys_to_the_tardis_v0", num_players=num_players).unwrapped.game
+    states = random_states(game, 6, seed=5)
+    masks = masks_of(game, states)
+    observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states]).astype(np.float32)
+    with pytest.warns(UserWarning, match="num_players: trained 2"):
+        agent = make_agent(f"az:{path}:sims=8", game, seed=0)
+    _, values = agent.evaluate(observations, masks)
+    _, two_columns = NetEvaluator(net)(observations, masks)
+    assert values.shape == (len(states), num_players)
+    assert np.array_equal(values[:, 0], two_columns[:, 0])
+    assert all(np.array_equal(values[:, j], two_columns[:, 1]) for j in range(1, num_players))
+    actions = agent.act_batch(states, observations, masks)
+    assert (masks[np.arange(len(states)), actions] == 1).all()
+
+
 def test_every_shipped_az_baseline_loads_and_plays_legal_moves():
     from agents.baselines import az_available
 
@@ -389,6 +431,32 @@ def test_the_value_fit_is_scored_on_the_games_just_ended():
     fit.score(lambda o: -buffer.outcome[(o[:, 0] / 3).astype(int), 0], buffer.obs, buffer.outcome, np.array([0, 2]))
     assert fit.take()[0] == -3.0  # confidently wrong is below 0
     assert np.isnan(fit.take()[0])
+
+
+def test_the_value_target_mixes_the_outcome_with_the_search_root_value_at_its_share():
+    from agents.training.az_train import AZConfig, ReplayBuffer
+
+    buffer = ReplayBuffer(4, (1,), np.float32, 2, 2, 2, root_value_share=0.25)
+    ones = np.ones((2, 2), dtype=np.int32)
+    buffer.add(
+        np.zeros((2, 1), np.float32),
+        np.packbits(ones.astype(bool), axis=1),
+        ones,
+        ones.astype(np.float32),
+        np.array([0, 1]),
+        np.array([5, 5]),
+        np.array([0.6, -0.2], np.float32),
+    )
+    buffer.finish(np.array([5]), np.array([[1.0, -1.0]]))
+    *_, target = buffer.sample(np.random.default_rng(0), 64)
+    mover_wins = target[:, 1] == -1.0  # the first decision's mover (seat 0) won
+    assert mover_wins.any() and (~mover_wins).any()
+    assert np.allclose(target[mover_wins, 0], 0.75 * 1.0 + 0.25 * 0.6)
+    assert np.allclose(target[~mover_wins, 0], 0.75 * -1.0 + 0.25 * -0.2)
+    assert buffer.outcome[:2].tolist() == [[1.0, -1.0], [-1.0, 1.0]]  # the outcome itself is kept as it was
+    for share in (1.5, -0.1, True):
+        with pytest.raises(ValueError, match="'root_value_share' must be a number in"):
+            AZConfig.from_dict({"root_value_share": share})
 
 
 def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
@@ -585,6 +653,8 @@ def test_self_play_against_a_fixed_opponent_searches_and_records_only_the_learne
             assert mover == movers_before[row]
             assert not against[row] or mover == learner_seat[row], "a decision of the opponent's seat was stored"
             stored += 1
+        if "root_values" in out:
+            assert out["root_values"].shape == out["movers"].shape and (np.abs(out["root_values"]) <= 1).all()
         drawn.append(selfplay.opponent[selfplay.episodes != episodes_before])  # the games that restarted
     assert stored > 0 and opponent_moves > 0
     share = np.mean(np.concatenate(drawn) < 0)
@@ -607,7 +677,6 @@ def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
     holds float32 weights; an unknown precision is refused by name."""
     import torch
 
-    from agents.alphazero import NetEvaluator
     from agents.training.az_train import AZConfig, AZTrainer
 
     game = tardis_envs.env_module("keys_to_the_tardis_v0").Game()

@@ -11,7 +11,8 @@ seat, counted from that decision's mover (the team's result in Time of the Dalek
 Decisions go to a replay buffer (observations in the game's compact or packed dtype,
 the policy as its ``policy_entries`` largest entries); after every self-play step the
 learner takes ``replay_ratio`` samples per new decision in minibatches (cross-entropy to
-the improved policy, squared error to the outcome). Every ``eval_every`` decisions the
+the improved policy, squared error to the outcome, or with ``root_value_share`` to a mix of
+the outcome and the search's root value). Every ``eval_every`` decisions the
 current network plays the benchmark opponents with ``eval_simulations`` simulations.
 
 With ``address`` (``--address host:port --num-env-runners N``) the games are played by ``N``
@@ -113,6 +114,11 @@ class AZConfig:
     """Largest entries of each decision's improved policy kept as its target."""
     value_weight: float = 1.0
     """Weight of the value loss beside the policy loss."""
+    root_value_share: float = 0.0
+    """Share of the search's judgement in the value target: the mover's target is
+    ``(1 - share) x`` the game's outcome ``+ share x`` the root's mean value in the search that
+    chose the move (the other seats' targets stay the outcome). A game's outcome is one noisy
+    number shared by all its decisions; the root value is a target of each position's own."""
     eval_every: int = 100_000
     """Self-play decisions between evaluations and checkpoints."""
     eval_games: int = 400
@@ -185,8 +191,10 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{where}: {name!r} must be a number >= 0, got {value!r}")
-        if isinstance(self.bc_explore, bool) or not isinstance(self.bc_explore, (int, float)) or not 0 <= self.bc_explore <= 1:
-            raise ValueError(f"{where}: 'bc_explore' must be a number in [0, 1], got {self.bc_explore!r}")
+        for name in ("bc_explore", "root_value_share"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise ValueError(f"{where}: {name!r} must be a number in [0, 1], got {value!r}")
         if self.head not in HEADS:
             raise ValueError(f"{where}: 'head' must be one of {', '.join(HEADS)}, got {self.head!r}")
         if self.head == "move_squares" and not hasattr(env_module(self.env_id).Game, "move_squares_layout"):
@@ -213,10 +221,14 @@ class AZConfig:
 
 class ReplayBuffer:
     """The latest ``capacity`` decisions: observation (in the games' own dtype), legal
-    mask (bits), the improved policy's largest entries, and the outcome by seat counted
-    from the mover (unknown until the game ends: such decisions are not sampled)."""
+    mask (bits), the improved policy's largest entries, the search's root value for the
+    mover, and the outcome by seat counted from the mover (unknown until the game ends: such
+    decisions are not sampled). A sample's value target is the outcome, its mover's column
+    mixed with the root value at ``root_value_share``."""
 
-    def __init__(self, capacity: int, obs_shape: tuple, obs_dtype, num_actions: int, num_players: int, entries: int):
+    def __init__(
+        self, capacity: int, obs_shape: tuple, obs_dtype, num_actions: int, num_players: int, entries: int, root_value_share: float = 0.0
+    ):
         self.capacity = capacity
         self.obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
         self.masks = np.zeros((capacity, (num_actions + 7) // 8), dtype=np.uint8)  # np.packbits of the legal mask
@@ -227,11 +239,13 @@ class ReplayBuffer:
         self.mover = np.zeros(capacity, dtype=np.int64)
         self.episode = np.full(capacity, -1, dtype=np.int64)
         self.outcome = np.zeros((capacity, num_players), dtype=np.float32)
+        self.root_value = np.zeros(capacity, dtype=np.float32)
+        self.root_value_share = float(root_value_share)
         self.ready = np.zeros(capacity, dtype=np.bool_)
         self.next = 0
         self.added = 0
 
-    def add(self, obs, masks, policy_index, policy_weight, movers, episodes) -> None:
+    def add(self, obs, masks, policy_index, policy_weight, movers, episodes, root_values=None) -> None:
         n = len(movers)
         at = (self.next + np.arange(n)) % self.capacity
         self.next = int((self.next + n) % self.capacity)
@@ -242,6 +256,7 @@ class ReplayBuffer:
         self.policy_weight[at] = policy_weight
         self.mover[at] = movers
         self.episode[at] = episodes
+        self.root_value[at] = 0.0 if root_values is None else root_values
         self.ready[at] = False
 
     def finish(self, episodes: np.ndarray, rewards: np.ndarray) -> np.ndarray:
@@ -264,7 +279,10 @@ class ReplayBuffer:
             return None
         pick = rows[rng.integers(0, rows.size, size=size)]
         masks = np.unpackbits(self.masks[pick], axis=1, count=self.num_actions).astype(bool)
-        return self.obs[pick], masks, self.policy_index[pick], self.policy_weight[pick], self.outcome[pick]
+        target = self.outcome[pick]  # a copy: the outcome stays as the game ended
+        if self.root_value_share:
+            target[:, 0] += self.root_value_share * (self.root_value[pick] - target[:, 0])
+        return self.obs[pick], masks, self.policy_index[pick], self.policy_weight[pick], target
 
 
 class ValueFit:
@@ -383,6 +401,7 @@ class SelfPlay:
                 "policy_weight": weight,
                 "movers": vec.current_player[rows].copy(),
                 "episodes": self.episodes[rows].copy(),
+                "root_values": self.search.root_values()[rows],
             }
             self.timing["search"] += time.perf_counter() - started - (self.timing["network"] - network_before)
         if self.pool is not None:
@@ -517,7 +536,13 @@ class AZTrainer:
         vec = self.selfplay.vec
         self.obs_dtype = vec.obs_dtype
         self.buffer = ReplayBuffer(
-            config.buffer_size, vec.obs.shape[1:], vec.obs.dtype, game.num_actions, game.num_players, config.policy_entries
+            config.buffer_size,
+            vec.obs.shape[1:],
+            vec.obs.dtype,
+            game.num_actions,
+            game.num_players,
+            config.policy_entries,
+            config.root_value_share,
         )
         from torch.utils.tensorboard import SummaryWriter
 
@@ -752,7 +777,15 @@ class AZTrainer:
         added = 0
         if "movers" in step:
             added = len(step["movers"])
-            self.buffer.add(step["obs"], step["masks"], step["policy_index"], step["policy_weight"], step["movers"], step["episodes"])
+            self.buffer.add(
+                step["obs"],
+                step["masks"],
+                step["policy_index"],
+                step["policy_weight"],
+                step["movers"],
+                step["episodes"],
+                step["root_values"],
+            )
             self.num_timesteps += added
             self.pending_samples += added * self.config.replay_ratio
         if "ended" in step:

@@ -381,6 +381,24 @@ def _root_result(tree, i, params, gumbel, scores, policy, visits):
     return best
 
 
+@njit_parallel
+def root_values(tree, out):
+    """Each tree's mean return for its root's mover over the search: the root's own evaluation
+    and every simulation's return through its edges (0 for a tree that holds no root)."""
+    for i in prange(tree[T_NODE_COUNT].shape[0]):
+        out[i] = 0.0
+        if tree[T_NODE_COUNT][i] == 0:
+            continue
+        total = tree[T_NODE_VALUE][i, 0]
+        count = 1
+        e = tree[T_NODE_FIRST_EDGE][i, 0]
+        while e >= 0:
+            total += tree[T_EDGE_VALUE][i, e]
+            count += tree[T_EDGE_VISITS][i, e]
+            e = tree[T_EDGE_NEXT][i, e]
+        out[i] = total / count
+
+
 class GuidedSearch:
     """The forest of one game's guided searches, driven from Python: :meth:`run` searches
     a batch of roots with one evaluator call per simulation step for the whole batch.
@@ -496,3 +514,10 @@ class GuidedSearch:
         tree[T_NODE_COUNT][inactive] = 0
         root_results(tree, self.params, gumbel, self.scores, actions, policy, visits)
         return actions, policy, visits
+
+    def root_values(self) -> np.ndarray:
+        """After :meth:`run`: each searched root's mean value for its mover (``float32[B]``,
+        0 for an inactive row), the search's own judgement of the position."""
+        out = np.zeros(self.tree[T_NODE_COUNT].shape[0], dtype=np.float64)
+        root_values(self.tree, out)
+        return out.astype(np.float32)
