@@ -713,3 +713,25 @@ def test_the_value_fit_benchmark_scores_a_shipped_value_head(capsys):
     out = capsys.readouterr().out
     r2 = float(out.split("R^2 ")[1].split(",")[0])
     assert "games of heuristic" in out and 0 < r2 < 1  # TARDIS Run's self-play value knows something, not all
+
+
+def test_the_per_minute_curves_read_opponents_and_team_mates(tmp_path, capsys):
+    """``benchmarks/az_vs_ppo.py``: a run's points against one opponent, from the ``opponent``
+    column or, in an az run of Time of the Daleks, the ``partner`` column; a run without that
+    opponent is refused by name."""
+    import runpy
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "az_vs_ppo.py"))
+    header = "timesteps,seconds,{},games,wins,draws,losses,win_rate,ci_low,ci_high\n"
+    (tmp_path / "az.csv").write_text(
+        header.format("partner") + "0,60,heuristic,400,220,0,180,0.55,0.5,0.6\n0,60,random,400,0,0,400,0,0,0.01\n"
+    )
+    (tmp_path / "ppo.csv").write_text(header.format("opponent") + "0,120,heuristic,400,100,0,300,0.25,0.21,0.3\n")
+    out = tmp_path / "curve.png"
+    runs = ["--run", f"az={tmp_path / 'az.csv'}", "--run", f"ppo={tmp_path / 'ppo.csv'}"]
+    assert module["main"]([*runs, "--opponent", "heuristic", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "az: 1 min 55.0% [50.0, 60.0]" in printed and "ppo: 2 min 25.0% [21.0, 30.0]" in printed
+    assert out.stat().st_size > 0
+    with pytest.raises(SystemExit, match="no evaluation against 'greedy'"):
+        module["main"]([*runs, "--opponent", "greedy", "--out", str(out)])
