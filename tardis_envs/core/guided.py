@@ -24,6 +24,15 @@ in this simulation but without an edge (other dice, another deal) gets one with 
 uniform prior ``1 / legal``. Each edge keeps the summed return of the seat that chose
 it in each simulation, so every seat maximises its own return (teams included).
 
+In a simultaneous game (``GameSpec.simultaneous``: the kernels take a round's choices
+seat after seat, each hidden from the seats after it) every committed choice of a node
+leads to one node of the next seat (:func:`_shared_child`): that seat decides without
+knowing which choice was made, its statistics gather over them, and the committing
+seat's choices are judged against a reply that cannot see them. A node per committed
+choice would let the reply answer each choice as if it saw it. When the searching seat
+is itself a later seat of the round, the choices committed before it are part of what
+the game's ``resample_hidden`` redeals.
+
 Selection below the root is PUCT: ``Q + c * P * sqrt(N) / (1 + n)`` with an
 unvisited edge's ``Q`` the node's own value estimate (the network's, for its mover).
 At the root, ``G_ROOT_GUMBEL`` selects Gumbel AlphaZero's way (Danihelka et al.,
@@ -55,7 +64,9 @@ G_ROOT_GUMBEL = 3  # 1: Gumbel root with sequential halving, 0: PUCT root
 G_MAX_CONSIDERED = 4  # root actions sequential halving starts from
 G_C_VISIT = 5  # sigma(q) = (c_visit + max root visits) * c_scale * (q + 1) / 2
 G_C_SCALE = 6
-NUM_GUIDED_PARAMS = 7
+G_SIMULTANEOUS = 7  # 1: a seat's committed choice is hidden from the seats after it in its round
+G_CLAIRVOYANT = 8  # 1: every simulation keeps the root's generator (an oracle that knows the dice)
+NUM_GUIDED_PARAMS = 9
 
 # a leaf's kind after descend
 LEAF_NONE = 0  # nothing to do (the tree is not searched this step)
@@ -75,7 +86,8 @@ T_EDGE_VALUE = 7  # float64[B, edges]: summed return of the seat that chose the 
 T_EDGE_CHILD = 8  # int64[B, edges]: node reached (-1: not yet)
 T_EDGE_NEXT = 9  # int64[B, edges]: next edge of the same node (-1: last)
 T_EDGE_COUNT = 10  # int64[B]
-TREE_ARRAYS = 11
+T_NODE_MOVER = 11  # int64[B, nodes]: the seat to move at the node
+TREE_ARRAYS = 12
 
 
 def considered_visits(max_considered: int, simulations: int) -> np.ndarray:
@@ -123,6 +135,7 @@ def new_tree(batch: int, simulations: int, edges_per_node: int) -> tuple:
         np.full((batch, edges), -1, dtype=np.int64),
         np.full((batch, edges), -1, dtype=np.int64),
         np.zeros(batch, dtype=np.int64),
+        np.zeros((batch, nodes), dtype=np.int64),
     )
 
 
@@ -227,6 +240,28 @@ def _edges_for_new_actions(tree, i, node, mask, seen):
                 return
 
 
+@njit
+def _shared_child(tree, i, node, edge, mover):
+    """In a simultaneous game, the node after a choice that ``mover`` (a later seat of the
+    same round) cannot see: the node another choice of ``node`` already leads to for that
+    seat, which ``edge`` then leads to as well; -1 if there is none yet.
+
+    The seat that chooses next does not know which of ``node``'s choices was committed, so
+    every one of them reaches the same decision of that seat: one node whose statistics
+    gather over the committed choices in proportion to how often the search makes them.
+    With a node per committed choice the later seat would answer each choice as if it saw
+    it, and the earlier seat's search would judge every choice against a reply tailored to
+    it."""
+    e = tree[T_NODE_FIRST_EDGE][i, node]
+    while e >= 0:
+        child = tree[T_EDGE_CHILD][i, e]
+        if e != edge and child >= 0 and tree[T_NODE_MOVER][i, child] == mover:
+            tree[T_EDGE_CHILD][i, edge] = child
+            return child
+        e = tree[T_EDGE_NEXT][i, e]
+    return -1
+
+
 @njit_shared_body
 def descend_one(step, legal_mask, observe, resample_hidden, roots, tables, forest, i, simulation):
     """Walk tree ``i`` from its root to a leaf (simulation ``simulation``; 0 evaluates the
@@ -245,8 +280,9 @@ def descend_one(step, legal_mask, observe, resample_hidden, roots, tables, fores
     if simulation == 0:
         leaf[i, 0] = LEAF_EXPAND
     else:
-        state[RNG_KEY] = rng_new_key(gens[i], RNG_KEY)  # fresh dice for this simulation
-        state[RNG_COUNTER] = 0
+        if params[G_CLAIRVOYANT] == 0:
+            state[RNG_KEY] = rng_new_key(gens[i], RNG_KEY)  # fresh dice for this simulation
+            state[RNG_COUNTER] = 0
         if params[G_DETERMINIZE] != 0:
             resample_hidden(state, tables, roots[i][CURRENT_PLAYER])
         m = root_considered[i]
@@ -273,6 +309,8 @@ def descend_one(step, legal_mask, observe, resample_hidden, roots, tables, fores
                     leaf_values[i, p] = state[REWARDS + p]
                 return
             child = tree[T_EDGE_CHILD][i, selected]
+            if child < 0 and params[G_SIMULTANEOUS] != 0 and state[CURRENT_PLAYER] > row[3 + 3 * length]:
+                child = _shared_child(tree, i, node, selected, state[CURRENT_PLAYER])
             if child < 0:
                 leaf[i, 0] = LEAF_EXPAND
                 break
@@ -309,6 +347,7 @@ def expand_backup(tree, path, leaf, leaf_values, masks, priors, values, params, 
                 tree[T_NODE_FIRST_EDGE][i, node] = -1
                 tree[T_NODE_VISITS][i, node] = 0
                 tree[T_NODE_VALUE][i, node] = leaf_values[i, mover]
+                tree[T_NODE_MOVER][i, node] = mover
                 legal = 0
                 for a in range(masks.shape[1]):
                     legal += masks[i, a]
@@ -407,6 +446,11 @@ class GuidedSearch:
     ``float32[n, *observation_shape]`` observations and ``int8[n, num_actions]`` masks
     and returns ``float32[n, num_actions]`` priors (summing to 1 over the legal actions)
     and ``float32[n, num_players]`` values counted from the mover.
+
+    ``clairvoyant=True`` makes an oracle no player can be, a measuring instrument of how much
+    luck and hidden information decide a game (``benchmarks/oracle.py``): every simulation
+    keeps the root's own generator, so the dice and draws on the line the game will take are
+    the ones the game will roll, and nothing is redealt (the search reads the hidden cards).
     """
 
     def __init__(
@@ -423,6 +467,7 @@ class GuidedSearch:
         determinize: bool | None = None,
         edges_per_node: int = 64,
         seed: int | None = None,
+        clairvoyant: bool = False,
     ):
         if simulations < 0:
             raise ValueError(f"simulations must be >= 0, got {simulations}")
@@ -433,11 +478,13 @@ class GuidedSearch:
         self.params[G_SIMULATIONS] = self.simulations
         self.params[G_PUCT_C] = c_puct
         hidden = game.spec.hidden_information if determinize is None else determinize
-        self.params[G_DETERMINIZE] = 1.0 if hidden else 0.0
+        self.params[G_DETERMINIZE] = 1.0 if hidden and not clairvoyant else 0.0
+        self.params[G_CLAIRVOYANT] = 1.0 if clairvoyant else 0.0
         self.params[G_ROOT_GUMBEL] = 1.0 if gumbel_root else 0.0
         self.params[G_MAX_CONSIDERED] = max_considered
         self.params[G_C_VISIT] = c_visit
         self.params[G_C_SCALE] = c_scale
+        self.params[G_SIMULTANEOUS] = 1.0 if game.spec.simultaneous else 0.0
         self.considered = considered_visits(max(int(max_considered), 1), self.simulations)
         self.edges_per_node = max(int(edges_per_node), 1)
         self.rng = np.random.default_rng(seed)

@@ -1,0 +1,63 @@
+"""How much luck and hidden information decide a game: an ``az`` agent's search against an
+opponent, played fairly and as an oracle, on the same seeds.
+
+The oracle is the same network and the same number of simulations, with a search that keeps
+the real game's generator in every simulation (it knows the dice and draws the game will
+roll on the line it takes) and reads what is hidden (the other hands, the deck order, the
+duel's committed choice; ``GuidedSearch(clairvoyant=True)``). No player can be it; its win
+rate says how far knowing the future can take this network's search, so a target above it
+is out of reach for the fair agent of the same network and budget, and a fair agent far
+below it is held back by what it cannot know rather than by what it plays.
+
+    python benchmarks/oracle.py tardis_run_v0 az:baseline heuristic --games 2000
+    python benchmarks/oracle.py gallifrey_duel_v1 az:baseline:sims=128 heuristic
+    python benchmarks/oracle.py keys_to_the_tardis_v0 az:baseline heuristic --oracle-only
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("env_id")
+    parser.add_argument("agent", help="an az agent spec with search, e.g. az:baseline:sims=64")
+    parser.add_argument("opponent", help="an agent spec, e.g. heuristic")
+    parser.add_argument("--games", type=int, default=2000, help="seat-swapped games per match (default 2000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--oracle-only",
+        action="store_true",
+        help="play the oracle alone (the fair agent's games are tardis-envs eval's with the same --games and --seed)",
+    )
+    args = parser.parse_args(argv)
+
+    import tardis_envs
+    from agents import make_agent
+    from agents.alphazero import AZAgent
+    from agents.tournament import format_table, play_match
+    from tardis_envs.core.guided import G_MAX_CONSIDERED, G_PUCT_C, GuidedSearch
+
+    game = tardis_envs.make(args.env_id).unwrapped.game
+    if not args.agent.startswith("az:") or args.agent.endswith(":net"):
+        parser.error(f"agent {args.agent!r}: an az agent with search (az:<checkpoint.zip>|baseline[:sims=<n>])")
+    if args.games <= 0 or args.games % game.num_players:
+        parser.error(f"--games {args.games}: a positive multiple of the {game.num_players} players")
+    for oracle in (True,) if args.oracle_only else (False, True):
+        agent = make_agent(args.agent, game, seed=args.seed)
+        assert isinstance(agent, AZAgent)
+        if oracle:
+            fair = agent.search
+            considered = int(fair.params[G_MAX_CONSIDERED])
+            c = float(fair.params[G_PUCT_C])
+            agent.search = GuidedSearch(fair.game, fair.simulations, max_considered=considered, c_puct=c, seed=args.seed, clairvoyant=True)
+        name = f"{args.agent} ({'oracle' if oracle else 'fair'})"
+        opponent = make_agent(args.opponent, game, seed=args.seed + 1)
+        result = play_match(args.env_id, [agent, opponent], [name, args.opponent], args.games, seed=args.seed)
+        print(format_table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
