@@ -845,10 +845,10 @@ def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsy
     import runpy
 
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "oracle.py"))
-    assert module["main"](["tardis_run_v0", "az:baseline", "heuristic", "--games", "400"]) == 0
+    assert module["main"](["tardis_run_v0", "az:baseline", "heuristic", "--games", "200"]) == 0
     out = capsys.readouterr().out
     rates = {kind: float(out.split(f"az:baseline ({kind})")[1].split("%")[0].split()[-1]) for kind in ("fair", "oracle")}
-    assert rates["oracle"] > rates["fair"] + 8, rates
+    assert rates["oracle"] > rates["fair"] + 12, rates  # 69.5% against 47.5% on these 200 seeds
     for argv, message in (
         (["tardis_run_v0", "az:baseline:net", "heuristic"], "an az agent with search"),
         (["keys_to_the_tardis_v0", "az:baseline", "heuristic", "--games", "3", "--oracle-only"], "positive multiple"),
