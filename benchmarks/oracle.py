@@ -35,12 +35,12 @@ def main(argv: list[str] | None = None) -> int:
 
     import tardis_envs
     from agents import make_agent
-    from agents.alphazero import AZAgent
+    from agents.alphazero import AZAgent, parse_spec
     from agents.tournament import format_table, play_match
     from tardis_envs.core.guided import G_MAX_CONSIDERED, G_PUCT_C, GuidedSearch
 
     game = tardis_envs.make(args.env_id).unwrapped.game
-    if not args.agent.startswith("az:") or args.agent.endswith(":net"):
+    if not args.agent.startswith("az:") or parse_spec(args.agent[3:])["net"]:
         parser.error(f"agent {args.agent!r}: an az agent with search (az:<checkpoint.zip>|baseline[:sims=<n>])")
     if args.games <= 0 or args.games % game.num_players:
         parser.error(f"--games {args.games}: a positive multiple of the {game.num_players} players")
