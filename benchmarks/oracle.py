@@ -12,6 +12,11 @@ below it is held back by what it cannot know rather than by what it plays.
     python benchmarks/oracle.py tardis_run_v0 az:baseline heuristic --games 2000
     python benchmarks/oracle.py gallifrey_duel_v1 az:baseline:sims=128 heuristic
     python benchmarks/oracle.py keys_to_the_tardis_v0 az:baseline heuristic --oracle-only
+    python benchmarks/oracle.py time_of_the_daleks_v2 az:baseline az:baseline --oracle-team
+
+In a cooperative game (Time of the Daleks) the second agent is the team-mate and the table is
+the team's win rate; ``--oracle-team`` makes every team-mate the oracle too (it must be the
+same az spec), so the table says what a team that all knew the deck would win.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("env_id")
     parser.add_argument("agent", help="an az agent spec with search, e.g. az:baseline:sims=64")
-    parser.add_argument("opponent", help="an agent spec, e.g. heuristic")
+    parser.add_argument("opponent", help="an agent spec, e.g. heuristic (the team-mate in a cooperative game)")
     parser.add_argument("--games", type=int, default=2000, help="seat-swapped games per match (default 2000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -31,12 +36,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="play the oracle alone (the fair agent's games are tardis-envs eval's with the same --games and --seed)",
     )
+    parser.add_argument(
+        "--oracle-team",
+        action="store_true",
+        help="cooperative games only: the team-mates (the same az spec as the agent) play as the oracle too",
+    )
     args = parser.parse_args(argv)
 
     import tardis_envs
     from agents import make_agent
     from agents.alphazero import AZAgent, parse_spec
-    from agents.tournament import format_table, play_match
+    from agents.tournament import format_table, format_team_table, play_match, team_match
     from tardis_envs.core.guided import G_MAX_CONSIDERED, G_PUCT_C, GuidedSearch
 
     game = tardis_envs.make(args.env_id).unwrapped.game
@@ -44,18 +54,35 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"agent {args.agent!r}: an az agent with search (az:<checkpoint.zip>|baseline[:sims=<n>])")
     if args.games <= 0 or args.games % game.num_players:
         parser.error(f"--games {args.games}: a positive multiple of the {game.num_players} players")
+    if args.oracle_team and not game.spec.cooperative:
+        parser.error(f"--oracle-team: {args.env_id} is competitive; the oracle team is for cooperative games")
+    if args.oracle_team and args.opponent != args.agent:
+        parser.error(f"--oracle-team: the team-mate {args.opponent!r} must be the agent's own spec {args.agent!r}")
+
+    def as_oracle(agent: AZAgent, seed: int) -> AZAgent:
+        fair = agent.search
+        considered = int(fair.params[G_MAX_CONSIDERED])
+        c = float(fair.params[G_PUCT_C])
+        agent.search = GuidedSearch(fair.game, fair.simulations, max_considered=considered, c_puct=c, seed=seed, clairvoyant=True)
+        return agent
+
     for oracle in (True,) if args.oracle_only else (False, True):
         agent = make_agent(args.agent, game, seed=args.seed)
         assert isinstance(agent, AZAgent)
         if oracle:
-            fair = agent.search
-            considered = int(fair.params[G_MAX_CONSIDERED])
-            c = float(fair.params[G_PUCT_C])
-            agent.search = GuidedSearch(fair.game, fair.simulations, max_considered=considered, c_puct=c, seed=args.seed, clairvoyant=True)
+            agent = as_oracle(agent, args.seed)
         name = f"{args.agent} ({'oracle' if oracle else 'fair'})"
         opponent = make_agent(args.opponent, game, seed=args.seed + 1)
-        result = play_match(args.env_id, [agent, opponent], [name, args.opponent], args.games, seed=args.seed)
-        print(format_table(result))
+        if oracle and args.oracle_team:
+            assert isinstance(opponent, AZAgent)
+            opponent = as_oracle(opponent, args.seed + 1)
+        if game.spec.cooperative:
+            partner = f"{args.opponent} ({'oracle' if oracle and args.oracle_team else 'fair'})"
+            result = team_match(args.env_id, agent, opponent, (name, partner), args.games, seed=args.seed)
+            print(format_team_table({name: result}, partner))
+        else:
+            result = play_match(args.env_id, [agent, opponent], [name, args.opponent], args.games, seed=args.seed)
+            print(format_table(result))
     return 0
 
 

@@ -841,7 +841,8 @@ def test_the_per_minute_curves_read_opponents_and_team_mates(tmp_path, capsys):
 def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsys):
     """``benchmarks/oracle.py``: the fair search and the oracle on the same seeds; in TARDIS Run
     knowing the coming dice wins clearly more (over 2,000 games 67.4% against 50.7%); a spec
-    without search and a game count that seats cannot share are refused by name."""
+    without search, a game count that seats cannot share and an oracle team outside a
+    cooperative game or of another spec are refused by name."""
     import runpy
 
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "oracle.py"))
@@ -852,6 +853,8 @@ def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsy
     for argv, message in (
         (["tardis_run_v0", "az:baseline:net", "heuristic"], "an az agent with search"),
         (["keys_to_the_tardis_v0", "az:baseline", "heuristic", "--games", "3", "--oracle-only"], "positive multiple"),
+        (["tardis_run_v0", "az:baseline", "heuristic", "--oracle-team"], "tardis_run_v0 is competitive"),
+        (["time_of_the_daleks_v2", "az:baseline", "heuristic", "--oracle-team"], "must be the agent's own spec"),
     ):
         with pytest.raises(SystemExit):
             module["main"](argv)
