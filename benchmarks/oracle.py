@@ -47,7 +47,6 @@ def main(argv: list[str] | None = None) -> int:
     from agents import make_agent
     from agents.alphazero import AZAgent, parse_spec
     from agents.tournament import format_table, format_team_table, play_match, team_match
-    from tardis_envs.core.guided import G_MAX_CONSIDERED, G_PUCT_C, GuidedSearch
 
     game = tardis_envs.make(args.env_id).unwrapped.game
     if not args.agent.startswith("az:") or parse_spec(args.agent[3:])["net"]:
@@ -58,24 +57,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--oracle-team: {args.env_id} is competitive; the oracle team is for cooperative games")
     if args.oracle_team and args.opponent != args.agent:
         parser.error(f"--oracle-team: the team-mate {args.opponent!r} must be the agent's own spec {args.agent!r}")
-
-    def as_oracle(agent: AZAgent, seed: int) -> AZAgent:
-        fair = agent.search
-        considered = int(fair.params[G_MAX_CONSIDERED])
-        c = float(fair.params[G_PUCT_C])
-        agent.search = GuidedSearch(fair.game, fair.simulations, max_considered=considered, c_puct=c, seed=seed, clairvoyant=True)
-        return agent
-
     for oracle in (True,) if args.oracle_only else (False, True):
         agent = make_agent(args.agent, game, seed=args.seed)
         assert isinstance(agent, AZAgent)
-        if oracle:
-            agent = as_oracle(agent, args.seed)
+        agent.search.clairvoyant = oracle
         name = f"{args.agent} ({'oracle' if oracle else 'fair'})"
         opponent = make_agent(args.opponent, game, seed=args.seed + 1)
-        if oracle and args.oracle_team:
+        if args.oracle_team:
             assert isinstance(opponent, AZAgent)
-            opponent = as_oracle(opponent, args.seed + 1)
+            opponent.search.clairvoyant = oracle
         if game.spec.cooperative:
             partner = f"{args.opponent} ({'oracle' if oracle and args.oracle_team else 'fair'})"
             result = team_match(args.env_id, agent, opponent, (name, partner), args.games, seed=args.seed)

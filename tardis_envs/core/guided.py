@@ -477,9 +477,8 @@ class GuidedSearch:
         self.params = np.zeros(NUM_GUIDED_PARAMS, dtype=np.float64)
         self.params[G_SIMULATIONS] = self.simulations
         self.params[G_PUCT_C] = c_puct
-        hidden = game.spec.hidden_information if determinize is None else determinize
-        self.params[G_DETERMINIZE] = 1.0 if hidden and not clairvoyant else 0.0
-        self.params[G_CLAIRVOYANT] = 1.0 if clairvoyant else 0.0
+        self.determinize = bool(game.spec.hidden_information if determinize is None else determinize)
+        self.clairvoyant = clairvoyant
         self.params[G_ROOT_GUMBEL] = 1.0 if gumbel_root else 0.0
         self.params[G_MAX_CONSIDERED] = max_considered
         self.params[G_C_VISIT] = c_visit
@@ -491,6 +490,17 @@ class GuidedSearch:
         self._batch = -1
         self.evaluations = 0  # leaves evaluated (network rows)
         self.evaluator_calls = 0
+
+    @property
+    def clairvoyant(self) -> bool:
+        """Whether the search is the oracle (see the class docstring); settable, so a fair
+        search of any settings can be measured as the oracle of the same settings."""
+        return bool(self.params[G_CLAIRVOYANT])
+
+    @clairvoyant.setter
+    def clairvoyant(self, on: bool) -> None:
+        self.params[G_CLAIRVOYANT] = 1.0 if on else 0.0
+        self.params[G_DETERMINIZE] = 1.0 if self.determinize and not on else 0.0
 
     def _allocate(self, batch: int) -> None:
         game = self.game
