@@ -308,10 +308,11 @@ def test_in_the_duel_every_choice_a_later_seat_cannot_see_leads_to_one_node_of_t
     search.run(roots, hashed(duel))
     shared = 0
     for i in range(len(roots)):
-        for node, (mover, edges) in children_by_node(search.tree, i).items():
-            movers = {children_by_node(search.tree, i)[c][0] for c in edges.values()}
+        nodes = children_by_node(search.tree, i)
+        for node, (mover, edges) in nodes.items():
+            movers = {nodes[c][0] for c in edges.values()}
             if mover == 0 and 1 in movers:
-                later = {c for c in edges.values() if children_by_node(search.tree, i)[c][0] == 1}
+                later = {c for c in edges.values() if nodes[c][0] == 1}
                 assert len(later) == 1, f"tree {i}, node {node}: seat 0's choices lead to {len(later)} seat-1 nodes"
                 visited = [e for e in edges if search.tree[T_EDGE_VISITS][i, e] > 0]
                 shared += len(visited) > 1
