@@ -11,7 +11,8 @@ it evaluates are redealt worlds, never the real hidden cards).
 Agent specs (``make_agent``)::
 
     az:<checkpoint.zip>           the checkpoint's network guiding 32 simulations a move
-    az:baseline                   the game's shipped network (agents/baselines/az/<env_id>.zip)
+    az:baseline                   the game's shipped network (agents/baselines/az/<env_id>.zip, or
+                                  az/<env_id>/players<n>.zip where one is trained on n players)
     az:baseline:sims=128          settings after colons: sims, c (PUCT constant), considered
     az:<checkpoint.zip>:net       the network alone: its most likely legal action, no search
 
@@ -204,15 +205,16 @@ def layout_game(meta: dict[str, Any], game=None):
     return env_module(meta["env_id"]).Game(**(meta.get("options") or {}))
 
 
-def checkpoint_file(path: str | Path, env_id: str) -> Path:
+def checkpoint_file(path: str | Path, game) -> Path:
     """The file of an ``az:<path>`` spec's checkpoint: ``path``, or for ``baseline`` the network
-    shipped for ``env_id`` (``az:`` in front is allowed)."""
+    shipped for ``game`` (the one trained on its player count where there is one; ``az:`` in
+    front is allowed)."""
     text = str(path)
     text = text[3:] if text.startswith("az:") else text
     if text.lower() == "baseline":
         from .baselines import az_baseline_path
 
-        return az_baseline_path(env_id)
+        return az_baseline_path(game.spec.env_id, game.num_players)
     return Path(text)
 
 
@@ -313,7 +315,7 @@ class AZAgent(GuidedAgent):
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
         settings = parse_spec(text)
-        net, meta = load_checkpoint(checkpoint_file(settings["path"], game.spec.env_id), game)
+        net, meta = load_checkpoint(checkpoint_file(settings["path"], game), game)
         agent = cls(
             game,
             net,

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     game = env_module(args.env_id).Game()
-    net, _ = load_checkpoint(checkpoint_file(args.checkpoint, args.env_id), game)
+    net, _ = load_checkpoint(checkpoint_file(args.checkpoint, game), game)
     teacher = make_agent(args.teacher, game, seed=5)
     data = record_teacher(args.env_id, teacher, args.decisions, seed=args.seed, num_envs=args.num_envs, explore=0.0)
     done = data.finished

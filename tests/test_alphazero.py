@@ -410,17 +410,48 @@ def test_a_two_player_network_searches_games_of_more_players_as_the_mover_agains
 
 
 def test_every_shipped_az_baseline_loads_and_plays_legal_moves():
-    from agents.baselines import az_available
+    from agents.baselines import az_available, az_player_counts
 
     for env_id in az_available():
-        game = tardis_envs.make(env_id).unwrapped.game
-        states = random_states(game, 3, seed=4)
-        masks = masks_of(game, states)
-        for spec in ("az:baseline:sims=8", "az:baseline:net"):
-            agent = make_agent(spec, game, seed=0)
-            observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states])
-            actions = agent.act_batch(states, observations, masks)
-            assert (masks[np.arange(len(states)), actions] == 1).all(), (env_id, spec)
+        for players in [None, *az_player_counts(env_id)]:
+            game = tardis_envs.make(env_id, **({} if players is None else {"num_players": players})).unwrapped.game
+            states = random_states(game, 3, seed=4)
+            masks = masks_of(game, states)
+            for spec in ("az:baseline:sims=8", "az:baseline:net"):
+                agent = make_agent(spec, game, seed=0)
+                trained = agent.meta["options"].get("num_players", game.num_players)
+                assert players is None or trained == players, (env_id, players, trained)
+                observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+                actions = agent.act_batch(states, observations, masks)
+                assert (masks[np.arange(len(states)), actions] == 1).all(), (env_id, players, spec)
+
+
+def test_az_baseline_chooses_the_network_trained_on_the_games_player_count(tmp_path, monkeypatch):
+    """``az:baseline`` in a game of ``n`` players loads ``az/<env_id>/players<n>.zip`` where the
+    package ships one and the game's network otherwise; an export of a network trained on
+    another player count than the game's default goes to that file, never over the default."""
+    from agents import baselines
+    from agents.alphazero import checkpoint_file
+
+    monkeypatch.setattr(baselines, "folder", lambda: tmp_path)
+    (tmp_path / "az" / "keys_to_the_tardis_v0").mkdir(parents=True)
+    default = tmp_path / "az" / "keys_to_the_tardis_v0.zip"
+    three = tmp_path / "az" / "keys_to_the_tardis_v0" / "players3.zip"
+    default.write_bytes(b"")
+    three.write_bytes(b"")
+    assert baselines.az_player_counts("keys_to_the_tardis_v0") == [3]
+    assert baselines.az_available() == ["keys_to_the_tardis_v0"]
+    for players, expected in ((2, default), (3, three), (4, default)):
+        game = tardis_envs.make("keys_to_the_tardis_v0", num_players=players).unwrapped.game
+        assert checkpoint_file("baseline", game) == expected
+        assert checkpoint_file("az:baseline", game) == expected
+    assert checkpoint_file("other.zip", game) == Path("other.zip")
+    keys = {"env_id": "keys_to_the_tardis_v0"}
+    assert baselines.az_export_target({**keys, "options": {"num_players": 4}}) == tmp_path / "az" / "keys_to_the_tardis_v0" / "players4.zip"
+    assert baselines.az_export_target({**keys, "options": {"num_players": 2}}) == default
+    assert baselines.az_export_target({**keys, "options": {}}) == default
+    with pytest.raises(CheckpointError, match="no shipped az baseline for 'tardis_run_v0'.*keys_to_the_tardis_v0"):
+        baselines.az_baseline_path("tardis_run_v0", 2)
 
 
 @pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)

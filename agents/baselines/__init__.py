@@ -1,4 +1,4 @@
-"""Learned baselines shipped with the package: one MaskablePPO checkpoint per game.
+"""Learned baselines shipped with the package: a MaskablePPO checkpoint per game (``ppo:baseline``) and az networks (``az:baseline``).
 
 ``make_agent("ppo:baseline", game)`` (and ``--agents ppo:baseline`` in ``tardis-envs eval``,
 ``--opponent ppo:baseline`` in ``play``, ``opponents: {ppo:baseline: w}`` in a training config)
@@ -7,6 +7,10 @@ version, observation shape, action count, and a warning when the rule options di
 those it was trained under. Each file is an ordinary checkpoint of ``tardis-envs train``
 (its ``tardis_meta.json`` holds the recipe's config, the seed, the step count, the warm start
 and the package version) with the optimizer state dropped, which only resuming needs.
+
+``az:baseline`` loads ``az/<env_id>.zip``, or in a game of ``n`` players ``az/<env_id>/players<n>.zip``
+where one is shipped (a network trained on games of that many players; the export of a
+checkpoint trained under another player count than the game's default writes there).
 
 The recipes that trained them are ``configs/<game>/baseline.yaml``; their measured results
 (learning curves, round robins, learner steps/s) are in ``docs/results/baselines/``. A new
@@ -51,14 +55,38 @@ def az_available() -> list[str]:
     return sorted(p.stem for p in (folder() / "az").glob("*.zip"))
 
 
-def az_baseline_path(env_id: str) -> Path:
-    """The shipped network of ``env_id`` for ``az:baseline``; a :class:`CheckpointError` naming
-    the games that have one if it has none."""
+def az_player_counts(env_id: str) -> list[int]:
+    """The player counts with a network of their own for ``env_id``
+    (``az/<env_id>/players<n>.zip`` here, trained on games of ``n`` players)."""
+    return sorted(int(p.stem[len("players") :]) for p in (folder() / "az" / env_id).glob("players*.zip"))
+
+
+def az_baseline_path(env_id: str, num_players: int | None = None) -> Path:
+    """The shipped network of ``env_id`` for ``az:baseline``: the one trained on games of
+    ``num_players`` where the game ships one (``az/<env_id>/players<n>.zip``), else the game's
+    network (``az/<env_id>.zip``); a :class:`CheckpointError` naming the games that have one if
+    it has none."""
+    if num_players is not None:
+        own = folder() / "az" / env_id / f"players{num_players}.zip"
+        if own.exists():
+            return own
     path = folder() / "az" / f"{env_id}.zip"
     if not path.exists():
         have = ", ".join(az_available()) or "none yet"
         raise CheckpointError(f"no shipped az baseline for {env_id!r} (az:baseline exists for: {have})")
     return path
+
+
+def az_export_target(meta: dict) -> Path:
+    """Where a checkpoint of ``meta`` ships: ``az/<env_id>.zip``, or ``az/<env_id>/players<n>.zip``
+    for a network trained on games of another player count than the game's default."""
+    from tardis_envs import env_module
+
+    env_id = meta["env_id"]
+    players = (meta.get("options") or {}).get("num_players")
+    if players is not None and players != env_module(env_id).Game().num_players:
+        return folder() / "az" / env_id / f"players{players}.zip"
+    return folder() / "az" / f"{env_id}.zip"
 
 
 def _export_az(checkpoint: Path, meta: dict, out: str | Path | None) -> Path:
@@ -68,7 +96,7 @@ def _export_az(checkpoint: Path, meta: dict, out: str | Path | None) -> Path:
     from ..alphazero import OPTIMIZER_MEMBER, load_checkpoint
 
     load_checkpoint(checkpoint)  # whole and loadable before it is shipped
-    target = Path(out) if out is not None else folder() / "az" / f"{meta['env_id']}.zip"
+    target = Path(out) if out is not None else az_export_target(meta)
     with tempfile.TemporaryDirectory() as tmp:
         staged = Path(tmp) / target.name
         with zipfile.ZipFile(checkpoint) as source, zipfile.ZipFile(staged, "w", zipfile.ZIP_DEFLATED) as copy:
@@ -118,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
             meta = read_meta(baseline_path(env_id))
             print(f"ppo:baseline {env_id}: {meta['num_timesteps']:,} learner steps, options {meta['options']}")
         for env_id in az_available():
-            meta = read_meta(az_baseline_path(env_id))
-            print(f"az:baseline {env_id}: {meta['num_timesteps']:,} self-play decisions, options {meta['options']}")
+            for players in [None, *az_player_counts(env_id)]:
+                meta = read_meta(az_baseline_path(env_id, players))
+                print(f"az:baseline {env_id}: {meta['num_timesteps']:,} self-play decisions, options {meta['options']}")
         return 0
     try:
         path = export(args.checkpoint, args.out)
@@ -130,4 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["SPEC", "available", "az_available", "az_baseline_path", "baseline_path", "export", "main"]
+__all__ = [
+    "SPEC",
+    "available",
+    "az_available",
+    "az_baseline_path",
+    "az_export_target",
+    "az_player_counts",
+    "baseline_path",
+    "export",
+    "main",
+]

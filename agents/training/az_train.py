@@ -552,7 +552,7 @@ class AZTrainer:
     def _init_from(self) -> None:
         """Warm start from ``init_from``'s network: its weights, a fresh optimizer."""
         config, game = self.config, self.game
-        path = checkpoint_file(config.init_from, game.spec.env_id)
+        path = checkpoint_file(config.init_from, game)
         where = f"init_from: checkpoint {str(path)!r}"
         net, meta = load_checkpoint(path, game)
         if tuple(meta["observation_shape"]) != tuple(game.observation_shape):
