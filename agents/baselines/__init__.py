@@ -90,7 +90,7 @@ def az_export_target(meta: dict) -> Path:
 
 
 def _export_az(checkpoint: Path, meta: dict, out: str | Path | None) -> Path:
-    """An az checkpoint without its optimizer state, to ``az/<env_id>.zip`` (or ``out``)."""
+    """An az checkpoint without its optimizer state, to :func:`az_export_target` (or ``out``)."""
     import zipfile
 
     from ..alphazero import OPTIMIZER_MEMBER, load_checkpoint
