@@ -32,6 +32,21 @@ def test_an_edit_of_any_kernel_source_moves_the_cache_and_drops_the_old_one(tmp_
     assert sorted(p.name for p in base.iterdir()) == [second.name]
 
 
+def test_kernels_of_another_optimisation_level_keep_a_folder_of_their_own(tmp_path):
+    # numba's index does not tell optimisation levels apart: the test suite's kernels (NUMBA_OPT=1)
+    # must not be loaded by a training run, nor remove its cache
+    roots = _tree(tmp_path / "src", "def step(): return 1\n")
+    base = tmp_path / "cache"
+    full = jit.kernel_cache_dir(base, roots)
+    quick = jit.kernel_cache_dir(base, roots, "1")
+    assert full is not None and quick is not None
+    assert quick.name == f"{full.name}-opt1" and full.is_dir()
+    assert jit.kernel_cache_dir(base, roots, "0") != quick and full.is_dir() and quick.is_dir()
+    _tree(tmp_path / "src", "def step(): return 2\n")
+    edited = jit.kernel_cache_dir(base, roots, "1")
+    assert edited is not None and sorted(p.name for p in base.iterdir()) == [edited.name]  # every level of the old sources gone
+
+
 def test_an_unwritable_cache_place_leaves_numba_its_default(tmp_path):
     roots = _tree(tmp_path / "src", "x = 1\n")
     blocker = tmp_path / "file"
@@ -42,7 +57,9 @@ def test_an_unwritable_cache_place_leaves_numba_its_default(tmp_path):
 def test_this_process_caches_under_the_digest_of_its_sources():
     package = Path(jit.__file__).resolve().parents[2]
     roots = [package / name for name in jit.KERNEL_ROOTS if (package / name).is_dir()]
-    assert Path(numba.config.CACHE_DIR).name == jit.sources_digest(roots)
+    level = jit.opt_level()
+    suffix = "" if level == jit.DEFAULT_OPT_LEVEL else f"-opt{level}"
+    assert Path(numba.config.CACHE_DIR).name == jit.sources_digest(roots) + suffix
 
 
 def test_every_cached_kernel_is_defined_under_the_digested_folders():

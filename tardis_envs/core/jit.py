@@ -42,7 +42,9 @@ compiled into it: after an edit of ``rules.py`` (or a ``git pull``) the cached
 batch kernel kept the old rules, and with them the old observation size, and
 wrote past the end of the new buffers (a segfault, seen here when the chess
 observation gained options). A new digest starts a clean cache instead; the
-folders of earlier digests are removed.
+folders of earlier digests are removed. Kernels compiled at another LLVM optimisation
+level than numba's default (``NUMBA_OPT``: the test suite compiles at 1, a quarter faster)
+go to ``<digest>-opt<level>``, beside the default folder.
 
 Several processes may compile into one cache at once (pytest-xdist workers, Ray actors,
 subprocess environments): numba reads a function's cache index, adds its entry and writes
@@ -77,16 +79,30 @@ def sources_digest(roots: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-def kernel_cache_dir(base: Path, roots: list[Path]) -> Path | None:
-    """``base/<digest of the sources>``, created, with the other digests' folders removed;
-    None when ``base`` cannot be written (numba then keeps its default place)."""
+# numba's cache index tells kernels apart by signature and processor, not by optimisation
+# level: kernels compiled under NUMBA_OPT=1 (the test suite's) get a folder of their own, or a
+# training run would load them and step several times slower
+DEFAULT_OPT_LEVEL = "3"
+
+
+def opt_level() -> str:
+    """The LLVM optimisation level numba compiles at (``NUMBA_OPT``: 0-3 or ``max``)."""
+    return "max" if getattr(numba.config.OPT, "is_opt_max", False) else str(int(numba.config.OPT))
+
+
+def kernel_cache_dir(base: Path, roots: list[Path], opt_level: str = DEFAULT_OPT_LEVEL) -> Path | None:
+    """``base/<digest of the sources>`` (``<digest>-opt<level>`` for kernels compiled at
+    another LLVM optimisation level than numba's default), created, with the folders of
+    other digests removed; None when ``base`` cannot be written (numba then keeps its
+    default place)."""
     digest = sources_digest(roots)
-    here = base / digest
+    here = base / (digest if opt_level == DEFAULT_OPT_LEVEL else f"{digest}-opt{opt_level}")
     try:
         if not here.is_dir():
             here.mkdir(parents=True, exist_ok=True)
             for old in base.iterdir():
-                if old.is_dir() and old.name != digest and len(old.name) == len(digest):
+                stem = old.name.split("-opt")[0]
+                if old.is_dir() and stem != digest and len(stem) == len(digest):
                     shutil.rmtree(old, ignore_errors=True)
         probe = here / f".probe-{os.getpid()}"
         probe.touch()
@@ -104,7 +120,8 @@ def _use_kernel_cache_dir() -> None:
         if os.environ.get("NUMBA_CACHE_DIR")
         else Path(__file__).resolve().parents[1] / "__pycache__" / "numba"
     )
-    where = kernel_cache_dir(base, roots)
+    numba.config.reload_config()  # NUMBA_OPT set after numba's import (the test suite's conftest)
+    where = kernel_cache_dir(base, roots, opt_level())
     if where is not None:
         numba.config.CACHE_DIR = str(where)
 
