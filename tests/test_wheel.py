@@ -39,9 +39,12 @@ CHECKS = textwrap.dedent(
     from tardis_envs.cli import default_config_path
     from tardis_envs.docs import page
 
+    from tardis_envs.core.options import load_config
+
     report = {"package": tardis_envs.__file__, "games": {}, "configs": {}, "pages": {}, "baselines": {}}
-    # one whole game compiles and caches kernels from the installed files (every game would
-    # compile all five games cold: minutes); every game loads its content and builds its env
+    # one whole game compiles and caches kernels from the installed files; every game loads its
+    # content and its shipped config (an env of every game would compile each game's kernels
+    # cold: an env's state is made when it is built, minutes in all)
     env = tardis_envs.make("tardis_run_v0")
     env.reset(seed=1)
     rng = np.random.default_rng(0)
@@ -53,12 +56,11 @@ CHECKS = textwrap.dedent(
         steps += 1
     report["steps"] = steps
     for env_id in tardis_envs.ENV_IDS:
-        env = tardis_envs.make(env_id)
-        game = env.unwrapped.game
+        game = tardis_envs.env_module(env_id).Game()
         report["games"][env_id] = game.num_actions
         config = default_config_path(env_id)
         report["configs"][env_id] = str(config)
-        tardis_envs.make(env_id, config=config)
+        tardis_envs.env_module(env_id).Game(**load_config(config)["options"])
         report["pages"][env_id] = len(page(env_id))
         for spec in ["ppo:baseline"] + (["az:baseline:net"] if env_id in az_available() else []):
             report["baselines"][f"{env_id} {spec}"] = type(make_agent(spec, game, seed=0)).__name__
