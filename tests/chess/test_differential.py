@@ -84,11 +84,12 @@ def run_games(seed: int, games: int, start_fens: list[str], san_every: int) -> d
 @pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(2))
 def test_random_games_agree_with_chess_library(chunk):
-    """2 x 260 = 520 games: 500 from the start position and 20 from the
-    perft positions (castling, en passant and promotion tactics)."""
+    """2 x 135 = 270 games: 250 from the start position and 20 from the
+    perft positions (castling, en passant and promotion tactics); the chess
+    library's side of each game is most of the time."""
     starts = [chess.STARTING_FEN]
-    counts = run_games(seed=100 + chunk, games=250, start_fens=starts, san_every=7)
-    assert counts["games"] == 250
+    counts = run_games(seed=100 + chunk, games=125, start_fens=starts, san_every=7)
+    assert counts["games"] == 125
     tricky = run_games(seed=200 + chunk, games=10, start_fens=[p[1] for p in PERFT[1:]], san_every=1)
     assert tricky["games"] == 10
     # every kind of ending shows up across the random games
