@@ -37,7 +37,7 @@ test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check tardis_envs agents benchmarks tests
 	$(VENV)/bin/ruff format --check tardis_envs agents benchmarks tests
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder -q --durations=30
+	$(PY) -m pytest -n 2 --dist loadfile -q --durations=30
 
 docs: $(VENV)/.installed-dev
 	$(PY) -m tardis_envs.docs_site

@@ -14,48 +14,11 @@ import tardis_envs  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):
-    # Long playouts and subprocess tests are marked slow: in one process the quick tests run
-    # first. Under xdist (``make test``: one test file per process, handed out in this order,
-    # with --no-loadscope-reorder) the longest files go first and the short ones last, so
-    # that the two processes end together.
-    if hasattr(config, "workerinput"):
-        tests = config.rootpath / "tests"
-        items.sort(key=lambda item: -FILE_SECONDS.get(_relative(item.path, tests), 0))
-    else:
-        items.sort(key=lambda item: item.get_closest_marker("slow") is not None)
-
-
-def _relative(path, folder) -> str:
-    try:
-        return path.relative_to(folder).as_posix()
-    except ValueError:
-        return str(path)
-
-
-# seconds the longest test files took in a fresh `make test` on the 2-core machine (AMD, NUMBA_OPT=1,
-# 2026-11-29); xdist's default order (most tests first) left the two-test files with Ray and the
-# wheel for the end, where one process ran them alone for 145 s. Only the order follows from
-# these numbers: a file missing here runs after them.
-FILE_SECONDS = {
-    "test_training.py": 346,
-    "test_alphazero.py": 294,
-    "test_rllib.py": 222,
-    "test_bench.py": 214,
-    "test_rllib_processes.py": 147,
-    "test_baselines.py": 144,
-    "test_observation_dtype.py": 110,
-    "test_web.py": 102,
-    "daleks/test_playouts.py": 95,
-    "test_openspiel.py": 84,
-    "keys/test_playouts.py": 70,
-    "chess/test_differential.py": 60,
-    "test_wheel.py": 51,
-    "test_search.py": 51,
-    "test_docs_site.py": 51,
-    "test_step_until_seats.py": 51,
-    "chess/test_packed_observation.py": 47,
-    "test_api.py": 38,
-}
+    # Run quick tests first; long playouts and subprocess tests are marked slow. Under xdist
+    # (one test file per process) xdist hands out the files with the most tests first: ordering
+    # the longest files first instead was measured slower (the many short files early compile
+    # every game's AEC kernels that the long ones then load; the long ones first both compile).
+    items.sort(key=lambda item: item.get_closest_marker("slow") is not None)
 
 
 def pytest_configure(config):
