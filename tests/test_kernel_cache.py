@@ -42,9 +42,12 @@ def test_kernels_of_another_optimisation_level_keep_a_folder_of_their_own(tmp_pa
     assert full is not None and quick is not None
     assert quick.name == f"{full.name}-opt1" and full.is_dir()
     assert jit.kernel_cache_dir(base, roots, "0") != quick and full.is_dir() and quick.is_dir()
+    (base / "my-results").mkdir()  # a folder the cache did not make is never removed
     _tree(tmp_path / "src", "def step(): return 2\n")
     edited = jit.kernel_cache_dir(base, roots, "1")
-    assert edited is not None and sorted(p.name for p in base.iterdir()) == [edited.name]  # every level of the old sources gone
+    assert edited is not None and sorted(p.name for p in base.iterdir()) == sorted(
+        [edited.name, "my-results"]
+    )  # every level of the old sources gone
 
 
 def test_an_unwritable_cache_place_leaves_numba_its_default(tmp_path):

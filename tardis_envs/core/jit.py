@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -83,6 +84,7 @@ def sources_digest(roots: list[Path]) -> str:
 # level: kernels compiled under NUMBA_OPT=1 (the test suite's) get a folder of their own, or a
 # training run would load them and step several times slower
 DEFAULT_OPT_LEVEL = "3"
+_CACHE_FOLDER = re.compile(r"([0-9a-f]{16})(?:-opt(?:[0-3]|max))?")
 
 
 def opt_level() -> str:
@@ -101,8 +103,8 @@ def kernel_cache_dir(base: Path, roots: list[Path], opt_level: str = DEFAULT_OPT
         if not here.is_dir():
             here.mkdir(parents=True, exist_ok=True)
             for old in base.iterdir():
-                stem = old.name.split("-opt")[0]
-                if old.is_dir() and stem != digest and len(stem) == len(digest):
+                ours = _CACHE_FOLDER.fullmatch(old.name)  # only folders this module names
+                if old.is_dir() and ours and ours.group(1) != digest:
                     shutil.rmtree(old, ignore_errors=True)
         probe = here / f".probe-{os.getpid()}"
         probe.touch()
