@@ -137,18 +137,14 @@ def test_step_counts_of_an_iteration_that_sampled_nothing_are_none():
 # whose board file lies beside it) stands for all. A Keys run with three players took 106 s
 # more on the 2-core machine; Keys' three players through RLlib are
 # test_tiny_run_writes_a_checkpoint_that_eval_plays's.
-@pytest.mark.parametrize("env_id,config,eval_games,resume", [("tardis_run_v0", "configs/tardis_run/grand_tour.yaml", 20, True)])
-def test_train_backend_rllib_writes_the_run_folder_and_resumes(
-    local_ray, tmp_path, monkeypatch, capsys, env_id, config, eval_games, resume
-):
+def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_path, monkeypatch, capsys):
     from ray.rllib.algorithms.ppo import PPO
 
     from tardis_envs.cli import main
 
+    env_id, config, eval_games = "tardis_run_v0", "configs/tardis_run/grand_tour.yaml", 20
     run = tmp_path / "run"
-    base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run), "--num-env-runners", "2"] + (
-        ["--config", config] if config else []
-    )
+    base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run), "--num-env-runners", "2", "--config", config]
     assert main(base + _tiny(1000, eval_games)) == 0
     for name in (
         "config.yaml",
@@ -162,15 +158,13 @@ def test_train_backend_rllib_writes_the_run_folder_and_resumes(
         assert (run / name).exists(), name
     assert list((run / "tb" / "rllib").glob("events.*"))
     first = (run / "eval.csv").read_text().splitlines()
-    game = tardis_envs.make(env_id, config=config).unwrapped.game if config else tardis_envs.env_module(env_id).Game()
+    game = tardis_envs.make(env_id, config=config).unwrapped.game
     agent = make_agent(f"rllib:{run / 'checkpoints' / 'best'}", game)
     n = game.num_players
     match = play_match(
         env_id, [agent] + [make_agent("heuristic", game)] * (n - 1), ["rllib"] + ["heuristic"] * (n - 1), 2 * n, options=game.options
     )
     assert match.record(0)["games"] == 2 * n
-    if not resume:
-        return
     # a second call continues the same run: more steps, more evaluation rows, the league kept;
     # its first iteration returns no samples (as on a loaded machine: RLlib's counts are NaN)
     # and training goes on with the next

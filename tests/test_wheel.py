@@ -37,9 +37,8 @@ CHECKS = textwrap.dedent(
     from agents import make_agent
     from agents.baselines import available, az_available
     from tardis_envs.cli import default_config_path
-    from tardis_envs.docs import page
-
     from tardis_envs.core.options import load_config
+    from tardis_envs.docs import page
 
     report = {"package": tardis_envs.__file__, "games": {}, "configs": {}, "pages": {}, "baselines": {}}
     # one whole game compiles and caches kernels from the installed files; every game loads its
