@@ -58,6 +58,33 @@ def test_move_squares_geometry_follows_the_action_encoding():
         assert uci[:4] == "abcdefgh"[frm & 7] + str(frm // 8 + 1) + "abcdefgh"[to & 7] + str(to // 8 + 1)
 
 
+def test_the_move_squares_policy_builds_the_head_as_its_only_action_layer():
+    """The policy's action layer is the head, with sb3's orthogonal start for the rest (gain
+    sqrt(2) in the MLP, 1 for the value), and its optimizer holds every parameter; no dense
+    layer from the actor latent to all actions is built on the way (its orthogonal start was
+    seconds of QR for each policy built)."""
+    import gymnasium as gym
+
+    game = timelord_chess_v1.Game(threat_planes=True, history_planes=0)
+    policy_class, kwargs = policy_spec("move_squares", game, [16])
+    size = int(np.prod(game.observation_shape))
+    observation_space = gym.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
+    built = []
+    original = torch.nn.Linear.__init__
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch.nn.Linear, "__init__", lambda self, i, o, *a, **k: built.append((i, o)) or original(self, i, o, *a, **k))
+        policy = policy_class(observation_space, gym.spaces.Discrete(game.num_actions), lambda _: 1e-3, **kwargs)
+    assert isinstance(policy.action_net, MoveSquaresHead)
+    assert (16 + size, game.num_actions) not in built  # the dense layer the head stands in for
+    optimised = {id(p) for group in policy.optimizer.param_groups for p in group["params"]}
+    assert optimised == {id(p) for p in policy.parameters()}
+    first = policy.mlp_extractor.policy_net[0].weight.detach()
+    rows = first @ first.T  # orthogonal rows of norm sqrt(2): 16 rows over the board's inputs
+    assert torch.allclose(rows, 2.0 * torch.eye(16), atol=1e-4)
+    value = policy.value_net.weight.detach()
+    assert torch.allclose(value @ value.T, torch.ones(1, 1), atol=1e-4)
+
+
 def test_move_squares_is_refused_for_games_without_moves():
     with pytest.raises(ValueError, match="policy 'move_squares' needs a game whose actions move pieces"):
         policy_spec("move_squares", tardis_run_v0.Game(), [8])
