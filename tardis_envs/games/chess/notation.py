@@ -214,7 +214,24 @@ def san(game: TimelordChess, state: np.ndarray, action: int) -> str:
     Dr. Who, ``D-e5`` a TARDIS move, ``D-<3``/``D->3`` time travel, ``E-e5`` an
     eviction square; ``=Q`` after ``D-e8``/``E-e8`` when a carried or evicted
     pawn becomes a queen."""
-    action = int(action)
+    return _san(game, state, int(action), None)
+
+
+def _origins_by_target(state: np.ndarray, moves: dict[int, int]) -> dict[tuple[int, int], list[int]]:
+    """The squares the legal board moves start from, by (destination, moving piece's code):
+    the pieces of one kind that reach one square, which SAN tells apart (moves out of the
+    TARDIS have no board square to start from and need no such telling apart)."""
+    block = int(layout.blocker_square(state))
+    origins: dict[tuple[int, int], list[int]] = {}
+    for move in moves.values():
+        frm = layout.move_from(move)
+        if frm != block:
+            origins.setdefault((layout.move_to(move), int(state[layout.BOARD + frm])), []).append(frm)
+    return origins
+
+
+def _san(game: TimelordChess, state: np.ndarray, action: int, origins: dict[tuple[int, int], list[int]] | None) -> str:
+    """:func:`san`, given the position's :func:`_origins_by_target` when naming all of its moves."""
     moves = game._legal_moves(state)
     colour = int(state[CURRENT_PLAYER])
     if action not in moves:
@@ -260,14 +277,10 @@ def san(game: TimelordChess, state: np.ndarray, action: int) -> str:
         elif code & 7 == PAWN:
             text = (square_name(frm)[0] + "x" if capture else "") + square_name(to)
         else:
-            rivals = [
-                layout.move_from(m)
-                for a, m in moves.items()
-                if a != action
-                and layout.move_to(m) == to
-                and layout.move_from(m) != block
-                and int(state[layout.BOARD + layout.move_from(m)]) == code
-            ]
+            if origins is None:
+                origins = _origins_by_target(state, moves)
+            # a piece has one action from a square to another (only pawns promote)
+            rivals = [r for r in origins[(to, code)] if r != frm]
             disambiguation = ""
             if rivals:
                 if all((r & 7) != (frm & 7) for r in rivals):
@@ -340,6 +353,7 @@ def describe(game: TimelordChess, state: np.ndarray) -> dict:
             else:
                 row += piece_letter(code) if code else "."
         board.append(row)
+    origins = _origins_by_target(state, game._legal_moves(state))
     out = {
         "fen": game.fen(state),
         "board": board,
@@ -356,7 +370,7 @@ def describe(game: TimelordChess, state: np.ndarray) -> dict:
         "fullmove_number": int(state[layout.FULLMOVE]),
         "ply": int(state[layout.PLY]),
         "repetitions": int(rules.repetitions(state)),
-        "legal_moves": [{"uci": game.action_to_string(state, int(a)), "san": game.san(state, int(a))} for a in game.legal_actions(state)],
+        "legal_moves": [{"uci": game.action_to_string(state, int(a)), "san": _san(game, state, int(a), origins)} for a in game.legal_actions(state)],
         "last_turn": _last_turn(game, state),
     }
     if game.doctor:
