@@ -12,7 +12,6 @@ import pytest  # noqa: E402
 
 import tardis_envs  # noqa: E402
 
-
 # Test files handed to the xdist workers before all others: minutes of work in one or two
 # tests (Ray clusters and training processes; a wheel built and installed into a new
 # environment) that compile next to nothing the other files use. In xdist's own order (the
