@@ -370,7 +370,9 @@ def describe(game: TimelordChess, state: np.ndarray) -> dict:
         "fullmove_number": int(state[layout.FULLMOVE]),
         "ply": int(state[layout.PLY]),
         "repetitions": int(rules.repetitions(state)),
-        "legal_moves": [{"uci": game.action_to_string(state, int(a)), "san": _san(game, state, int(a), origins)} for a in game.legal_actions(state)],
+        "legal_moves": [
+            {"uci": game.action_to_string(state, int(a)), "san": _san(game, state, int(a), origins)} for a in game.legal_actions(state)
+        ],
         "last_turn": _last_turn(game, state),
     }
     if game.doctor:
