@@ -9,10 +9,6 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
-# --no-compile: pip byte-compiles every module it installs (torch, Ray, pyarrow: tens of thousands),
-# half of a fresh install's 128 s on a 2-core machine (60 s without); Python compiles the
-# modules a program imports when it first imports them (measured: half a second more)
-INSTALL := $(PIP) install --no-compile
 
 .PHONY: run test venv bench docs clean
 
@@ -21,11 +17,11 @@ $(VENV)/bin/python:
 	$(PIP) install --quiet --upgrade pip setuptools wheel
 
 $(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
-	$(INSTALL) -e ".[train]"
+	$(PIP) install -e ".[train]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
-	$(INSTALL) -e ".[dev]"
+	$(PIP) install -e ".[dev]"
 	touch $@
 
 venv: $(VENV)/.installed-dev
