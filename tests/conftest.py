@@ -19,9 +19,9 @@ def pytest_collection_modifyitems(config, items):
     # other orders were measured slower. Every file longest first: the many short files that
     # come early compile each game's AEC kernels, which the long ones then load; long files
     # side by side compiled the same kernels twice. The few-test Ray and wheel files first
-    # (they came last, and one process ran on alone for 90 s): their training processes
-    # compiled TARDIS Run's kernels cold, each its own copy at once: the Ray file took 474 s
-    # instead of 157 s, and 843 of 1,220 tests were done at 1,094 s (the whole suite: 1,286 s).
+    # (they come last, and one process ran on alone for 90 s): two runs on one install, the Ray
+    # file took 474 s at the start against 306 s at the end (its Ray and training processes
+    # beside the other process's cold compiles), and 842 tests were done at 1,094 s against 1,024.
     items.sort(key=lambda item: item.get_closest_marker("slow") is not None)
 
 
