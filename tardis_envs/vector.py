@@ -61,7 +61,7 @@ import numba
 import numpy as np
 
 from . import env_module
-from .core.batch import WAIT
+from .core.batch import WAIT, streams_rows
 from .core.observation import resolve_obs_dtype
 from .core.rng import KEY_MASK, check_seed, seed_to_key
 from .core.sampling import first_illegal
@@ -113,6 +113,10 @@ class VectorEnv:
         self.observe_seats = np.full((n, game.num_players), self.observations, dtype=np.bool_)
         self._no_observations = np.zeros_like(self.observe_seats)  # what the kernels get without observations
         self.masks = np.zeros((n, game.num_actions), dtype=np.int8)
+        # a batch whose long rows cannot stay in cache streams them out: the kernel that does
+        # is compiled only by a program whose batch needs it
+        streamed = streams_rows(self._obs_flat, self.masks)
+        self._batch_step_kernel = game.kernels.batch_step_streamed if streamed else game.kernels.batch_step
         self.rewards = np.zeros((n, game.num_players), dtype=np.float32)
         self._done = np.zeros((n, 2), dtype=np.bool_)
         self.seed = check_seed(seed)  # a bad seed is refused here, not at the first reset()
@@ -201,7 +205,7 @@ class VectorEnv:
     def _batch_step(self, states, actions, obs, masks, rewards, done, observe_seats) -> None:
         previous = self._threads()
         try:
-            self.game.kernels.batch_step(states, self.game.tables, actions, obs, masks, rewards, done, observe_seats)
+            self._batch_step_kernel(states, self.game.tables, actions, obs, masks, rewards, done, observe_seats)
         finally:
             if previous is not None:
                 numba.set_num_threads(previous)

@@ -91,11 +91,15 @@ def test_rows_are_streamed_only_when_long_and_too_many_for_the_cache():
 def test_a_batch_of_streamed_rows_holds_what_the_kernels_write_directly():
     """Dr. Who Chess at 4,096 games streams both its observations and its masks; after
     random steps (with games ending and restarting) every row equals the game's own
-    ``observe`` and ``legal_mask`` of that row's state, written straight into fresh arrays."""
+    ``observe`` and ``legal_mask`` of that row's state, written straight into fresh arrays.
+    Such a batch steps with the game's ``batch_step_streamed``, a small one with ``batch_step``."""
     num_envs = 4096
+    kernels = vector.make("timelord_chess_v1", 64, seed=5).game.kernels
+    assert vector.make("timelord_chess_v1", 64, seed=5)._batch_step_kernel is kernels.batch_step
     for obs_dtype in ("compact", "float32"):
         vec = vector.make("timelord_chess_v1", num_envs, seed=5, obs_dtype=obs_dtype)
         assert streams_rows(vec._obs_flat, vec.masks) == 3
+        assert vec._batch_step_kernel is kernels.batch_step_streamed
         vec.reset()
         actions = np.zeros(num_envs, dtype=np.int64)
         kernels, tables = vec.game.kernels, vec.game.tables
@@ -110,6 +114,8 @@ def test_a_batch_of_streamed_rows_holds_what_the_kernels_write_directly():
             obs = np.zeros_like(vec._obs_flat[row])
             kernels.observe(state.copy(), tables, int(state[CURRENT_PLAYER]), obs)
             assert np.array_equal(vec._obs_flat[row], obs), row
+    for overload in kernels.batch_step_streamed.overloads.values():
+        assert not overload.library.has_dynamic_globals, "batch_step_streamed cannot be cached"
 
 
 @numba.njit

@@ -50,10 +50,14 @@ work for all of them):
     bit-packed planes (``_packed_plane_kinds``) writes one ``int64`` word a
     plane when ``out`` is ``int64`` (the plane writers ``mark``, ``mark_bits``, ``fill``
     and ``put_one`` of :mod:`tardis_envs.core.observation`).
-``batch_reset`` / ``batch_step``
+``batch_reset`` / ``batch_step`` / ``batch_step_streamed``
     the game's ``batch.py``: a ``prange`` over games calling the shared bodies
     of :mod:`tardis_envs.core.batch` with the kernels above; ``observe_seats[i, p]``
     says whether row ``i`` writes an observation when seat ``p`` is to move.
+    ``batch_step_streamed`` is ``batch_step`` for a batch whose long rows are streamed
+    past the cache (:func:`tardis_envs.core.batch.streams_rows`); the two are separate
+    kernels so that a program compiles only the one its batch size needs (each loop
+    over the rules is most of a kernel's compile time).
 ``batch_step_until_seat``
     also in ``batch.py``: one seat's turn in every game, its action then (where asked)
     random opponents until it is to move again (:func:`tardis_envs.core.batch.step_until_seat_one`;
@@ -167,6 +171,7 @@ class Kernels:
     observe: Callable
     batch_reset: Callable
     batch_step: Callable
+    batch_step_streamed: Callable
     batch_step_until_seat: Callable
     search: Callable
     heuristic_search: Callable
@@ -191,6 +196,7 @@ class Kernels:
             observe=observe.observe,
             batch_reset=batch.batch_reset,
             batch_step=batch.batch_step,
+            batch_step_streamed=batch.batch_step_streamed,
             batch_step_until_seat=batch.batch_step_until_seat,
             search=batch.search,
             heuristic_search=batch.heuristic_search,

@@ -23,14 +23,19 @@ def batch_reset(states, tables, keys, obs, masks, observe_seats):
 
 @njit_parallel
 def batch_step(states, tables, actions, obs, masks, rewards, done, observe_seats):
-    stream = streams_rows(obs, masks)
+    """A batch whose rows stay in cache (``streams_rows == 0``): compiled without the streaming paths."""
     batch = (states, tables, actions, obs, masks, rewards, done, observe_seats)
-    if stream == 0:  # rows that stay in cache: this loop compiles without the streaming paths
-        for i in prange(states.shape[0]):
-            step_row(rules.init, rules.legal_mask, rules.step_and_mask, observe.observe, batch, i, 0)
-    else:
-        for i in prange(states.shape[0]):
-            step_row(rules.init, rules.legal_mask, rules.step_and_mask, observe.observe, batch, i, stream)
+    for i in prange(states.shape[0]):
+        step_row(rules.init, rules.legal_mask, rules.step_and_mask, observe.observe, batch, i, 0)
+
+
+@njit_parallel
+def batch_step_streamed(states, tables, actions, obs, masks, rewards, done, observe_seats):
+    """A batch whose long rows are streamed past the cache (:func:`~tardis_envs.core.batch.streams_rows`)."""
+    batch = (states, tables, actions, obs, masks, rewards, done, observe_seats)
+    stream = streams_rows(obs, masks)
+    for i in prange(states.shape[0]):
+        step_row(rules.init, rules.legal_mask, rules.step_and_mask, observe.observe, batch, i, stream)
 
 
 @njit_parallel
