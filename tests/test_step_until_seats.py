@@ -1,6 +1,11 @@
 """``VectorEnv.step_until_seats``: the self-play step in one numba call (the acting
 player's move, then random opponents until a given seat is to move), checked against a
-plain Python statement of the same rule with the same draws."""
+plain Python statement of the same rule with the same draws.
+
+The batches here have compact observations, the dtype self-play runs on (so these tests
+load the kernels the training tests compile instead of compiling a float32 copy of each);
+their views are compared as floats, bit for bit what the float kernels write. A float32
+batch's step_until_seats is tests/chess/test_packed_observation.py's."""
 
 import numpy as np
 import pytest
@@ -51,7 +56,7 @@ def reference(game, state, action, seat, random_opponents, key):
 @pytest.mark.parametrize("env_id, options", CASES)
 def test_step_until_seats_is_the_python_rule(env_id, options):
     n, seed = 24, 3
-    vec = vector.make(env_id, n, seed=seed, **options)
+    vec = vector.make(env_id, n, seed=seed, obs_dtype="compact", **options)
     game = vec.game
     vec.reset()
     rng = np.random.default_rng(0)
@@ -71,12 +76,12 @@ def test_step_until_seats_is_the_python_rule(env_id, options):
             assert np.array_equal(vec.states[i], state), (call, i)
             assert (moves[i], final_status[i], rewards[i]) == (want_moves, status, reward)
             if status != RUNNING:
-                assert np.array_equal(terminal[i], view)
+                assert np.array_equal(game.float_observations(terminal[i].reshape(game.observation_shape), vec.obs_dtype).reshape(-1), view)
                 ended += 1
             mover = state[CURRENT_PLAYER]
             assert np.array_equal(np.flatnonzero(vec.masks[i]), game.legal_actions(state))
             if status != RUNNING or actions[i] != WAIT or want_moves:
-                assert np.array_equal(vec.obs[i], game.observation(state, mover))
+                assert np.array_equal(vec.float_observations([i])[0], game.observation(state, mover))
             if status == RUNNING and random_opponents[i]:
                 assert mover == seats[i]
             moved += want_moves
@@ -84,7 +89,7 @@ def test_step_until_seats_is_the_python_rule(env_id, options):
 
 
 def test_waiting_rows_without_random_opponents_do_not_change():
-    vec = vector.make("gallifrey_duel_v1", 8, seed=1)
+    vec = vector.make("gallifrey_duel_v1", 8, seed=1, obs_dtype="compact")
     vec.reset()
     arrays = vec.states, vec.obs, vec.masks
     before = [a.copy() for a in arrays]
@@ -98,7 +103,7 @@ def test_random_opponent_moves_are_uniform():
     """White's first move, drawn by the random opponent in 4,000 games of classic chess: its
     20 legal moves come out equally often."""
     n = 4000
-    vec = vector.make("timelord_chess_v1", n, seed=5, doctor=False, observations=False)
+    vec = vector.make("timelord_chess_v1", n, seed=5, doctor=False, observations=False, obs_dtype="compact")
     vec.reset()
     vec.step_until_seats(np.full(n, WAIT), np.ones(n, dtype=np.int64), np.ones(n, dtype=bool))
     _, counts = np.unique(vec.states[:, BOARD : BOARD + 64], axis=0, return_counts=True)
@@ -108,7 +113,7 @@ def test_random_opponent_moves_are_uniform():
 
 def test_step_until_seats_is_reproducible_and_checks_its_input():
     def play(seed):
-        vec = vector.make("keys_to_the_tardis_v0", 6, seed=seed)
+        vec = vector.make("keys_to_the_tardis_v0", 6, seed=seed, obs_dtype="compact")
         vec.reset()
         for _ in range(10):
             vec.step_until_seats(np.full(6, WAIT), np.zeros(6, dtype=np.int64), np.ones(6, dtype=bool))
@@ -118,7 +123,7 @@ def test_step_until_seats_is_reproducible_and_checks_its_input():
 
     assert np.array_equal(play(7), play(7))
     assert not np.array_equal(play(7), play(8))
-    vec = vector.make("tardis_run_v0", 4, seed=0)
+    vec = vector.make("tardis_run_v0", 4, seed=0, obs_dtype="compact")
     waits, seats, yes = np.full(4, WAIT), np.zeros(4, dtype=np.int64), np.ones(4, dtype=bool)
     with pytest.raises(ValueError, match="call reset"):
         vec.step_until_seats(waits, seats, yes)
