@@ -7,10 +7,20 @@ import time
 # their own (tardis_envs/core/jit.py), so training and benchmarks never load them; the
 # processes a test starts inherit the setting. NUMBA_OPT=3 runs the suite on the full kernels.
 os.environ.setdefault("NUMBA_OPT", "1")
+# Two test processes share the machine's two cores: each runs its numba kernels and torch on
+# one thread (a test that wants more asks, as test_core_batch's two-thread batch does), and
+# the OpenMP threads of the processes the tests start sleep when idle instead of spinning.
+# With two threads each and libgomp's spinning, two processes stepping small batches side by
+# side made 4-7k batch steps a second each; on one thread each, 57-68k (TARDIS Run, 4 games).
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # torch's intra-op threads, here and in the processes tests start
 
+import numba  # noqa: E402
 import pytest  # noqa: E402
 
 import tardis_envs  # noqa: E402
+
+numba.set_num_threads(1)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -97,7 +97,7 @@ def test_a_batch_of_streamed_rows_holds_what_the_kernels_write_directly():
     kernels = vector.make("timelord_chess_v1", 64, seed=5).game.kernels
     assert vector.make("timelord_chess_v1", 64, seed=5)._batch_step_kernel is kernels.batch_step
     for obs_dtype in ("compact", "float32"):
-        vec = vector.make("timelord_chess_v1", num_envs, seed=5, obs_dtype=obs_dtype)
+        vec = vector.make("timelord_chess_v1", num_envs, seed=5, obs_dtype=obs_dtype, num_threads=2)
         assert streams_rows(vec._obs_flat, vec.masks) == 3
         assert vec._batch_step_kernel is kernels.batch_step_streamed
         vec.reset()
@@ -116,6 +116,25 @@ def test_a_batch_of_streamed_rows_holds_what_the_kernels_write_directly():
             assert np.array_equal(vec._obs_flat[row], obs), row
     for overload in kernels.batch_step_streamed.overloads.values():
         assert not overload.library.has_dynamic_globals, "batch_step_streamed cannot be cached"
+
+
+def test_a_batch_on_two_threads_plays_the_games_one_thread_plays(env_id):
+    """The suite runs kernels on one thread (conftest); a batch stepped on two, its games
+    ending and restarting, holds the same states, observations, masks and rewards."""
+    runs = []
+    for threads in (1, 2):
+        vec = vector.make(env_id, 64, seed=11, num_threads=threads)
+        vec.reset()
+        actions = np.zeros(vec.num_envs, dtype=np.int64)
+        rewards = []
+        for counter in range(150):
+            sample_legal(vec.masks, 11, counter, actions)
+            rewards.append(vec.step(actions)[3].copy())
+        runs.append((vec.states.copy(), vec.obs.copy(), vec.masks.copy(), np.array(rewards)))
+    restarted = runs[0][3].any(axis=(1, 2)).sum()
+    assert restarted > 0, "no game ended: the restarts went untested"
+    for one, two in zip(*runs):
+        assert np.array_equal(one, two)
 
 
 @numba.njit
