@@ -94,8 +94,9 @@ def test_a_batch_of_streamed_rows_holds_what_the_kernels_write_directly():
     ``observe`` and ``legal_mask`` of that row's state, written straight into fresh arrays.
     Such a batch steps with the game's ``batch_step_streamed``, a small one with ``batch_step``."""
     num_envs = 4096
-    kernels = vector.make("timelord_chess_v1", 64, seed=5).game.kernels
-    assert vector.make("timelord_chess_v1", 64, seed=5)._batch_step_kernel is kernels.batch_step
+    small = vector.make("timelord_chess_v1", 64, seed=5)
+    kernels = small.game.kernels
+    assert small._batch_step_kernel is kernels.batch_step
     for obs_dtype in ("compact", "float32"):
         vec = vector.make("timelord_chess_v1", num_envs, seed=5, obs_dtype=obs_dtype, num_threads=2)
         assert streams_rows(vec._obs_flat, vec.masks) == 3

@@ -76,7 +76,7 @@ def test_step_until_seats_is_the_python_rule(env_id, options):
             assert np.array_equal(vec.states[i], state), (call, i)
             assert (moves[i], final_status[i], rewards[i]) == (want_moves, status, reward)
             if status != RUNNING:
-                assert np.array_equal(game.float_observations(terminal[i].reshape(game.observation_shape), vec.obs_dtype).reshape(-1), view)
+                assert np.array_equal(vec.float_terminal_observations([i]).reshape(-1), view)
                 ended += 1
             mover = state[CURRENT_PLAYER]
             assert np.array_equal(np.flatnonzero(vec.masks[i]), game.legal_actions(state))
