@@ -3,14 +3,14 @@
 #              5 minutes of AlphaZero-style self-play on TARDIS Run, starting from the shipped
 #              az:baseline network, then a round robin of the trained agent, ppo:baseline,
 #              the heuristic and the random agent
-#   make test  creates .venv, installs the dev extras, runs the whole test suite
+#   make test  creates .venv, installs the dev extras, runs the linters and the whole test suite
 #   make docs  builds the documentation site into site/ (--strict) and checks it in headless Chromium
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test venv bench docs clean
+.PHONY: run test lint venv bench docs clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -e ".[dev]"
 	touch $@
 
+$(VENV)/.installed-core: pyproject.toml | $(VENV)/bin/python
+	$(PIP) install -e .
+	touch $@
+
 venv: $(VENV)/.installed-dev
 
 RUN_DIR := runs/main-$(shell date +%Y%m%d-%H%M%S)
@@ -33,11 +37,19 @@ run: $(VENV)/.installed-run
 	$(VENV)/bin/tardis-envs train tardis_run_v0 --algo az --init-from baseline --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
 	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents az:$(RUN_DIR)/checkpoints/best.zip,ppo:baseline,heuristic,random --games 2000 --out $(RUN_DIR)/eval
 
-test: $(VENV)/.installed-dev
+# pip installs the extras and the linters run on one core while the suite's kernels compile
+# beside them (tests/precompile.py needs only the core dependencies); pytest then loads them
+test: $(VENV)/.installed-core
+	PYTHONPATH=. $(PY) -m tests.precompile & precompile=$$!; \
+	if $(MAKE) --no-print-directory lint; then \
+		wait $$precompile || echo "the kernel precompile failed: pytest compiles the kernels itself"; \
+	else kill $$precompile; wait $$precompile; exit 1; fi
+	$(PY) -m pytest -n 2 --dist loadfile -q --durations=30
+
+lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check tardis_envs agents benchmarks tests
 	$(VENV)/bin/ruff format --check tardis_envs agents benchmarks tests
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -n 2 --dist loadfile -q --durations=30
 
 docs: $(VENV)/.installed-dev
 	$(PY) -m tardis_envs.docs_site

@@ -31,25 +31,6 @@ def interrupt_after_first_evaluation(proc, run, timeout: float) -> str:
             proc.wait(timeout=60)
 
 
-def compile_batch_kernels(env_id: str) -> tuple[str, float]:
-    """Compile (or load) into the kernel cache ``env_id``'s batched kernels, with and without
-    observations, and its heuristic's, which most test files use; run in a process of its
-    own by ``conftest.py``; returns ``(env_id, seconds it took)``."""
-    import time
-
-    from agents import make_agent
-    from tardis_envs import vector
-
-    started = time.perf_counter()
-    for observations in (True, False):
-        vec = vector.make(env_id, 2, seed=0, observations=observations)
-        obs, masks, _ = vec.reset()
-        vec.step(masks.argmax(axis=1))
-    heuristic = make_agent("heuristic", vec.game, seed=0)
-    heuristic.act_batch(vec.states, obs, masks)
-    return env_id, time.perf_counter() - started
-
-
 def tiny_train_flags(timesteps: int, eval_games: int = 20) -> list[str]:
     """The flags of a short `train` run: few steps, small evaluations, four games at once."""
     return [

@@ -82,10 +82,14 @@ def test_sampled_episodes_hold_no_illegal_action(local_ray, env_id, options):
         env_id, options, num_env_runners=0, hidden=(32,), policy_mapping_fn=_learner_against_random(env_id, options)
     ).build_algo()
     try:
-        episodes = algo.env_runner.sample(num_timesteps=1500, random_actions=False)
+        # whole games, at least two and 300 steps: every sample ends its games and starts new
+        # ones (1,500 steps took 25 s in the duel, whose games last a few steps)
+        episodes = []
+        while len(episodes) < 2 or sum(len(e) for e in episodes) < 300:
+            episodes += algo.env_runner.sample(num_episodes=2, random_actions=False)
         modules = {episode.module_for(agent) for episode in episodes for agent in episode.agent_ids}
         solo = len(spaces(env_id, options)[2]) == 1  # one Doctor alone: no seat for the random module
-        assert sum(len(e) for e in episodes) >= 1500 and modules == ({MAIN} if solo else {MAIN, RANDOM})
+        assert all(e.is_done for e in episodes) and modules == ({MAIN} if solo else {MAIN, RANDOM})
     finally:
         algo.stop()
 
