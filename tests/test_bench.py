@@ -145,10 +145,24 @@ def test_suite_measures_chess_in_both_modes_with_perft(monkeypatch):
     # chess library's perft at depths 3-4 is most of this test's time beside the compiles
     shallow = tuple((name, fen, 2) for name, fen, _ in PERFT_POSITIONS)
     monkeypatch.setattr(bench, "perft_suite", lambda **kw: perft_suite(positions=shallow, **kw))
+    # the compact and packed rows are measured by the same `batched` as the float32 ones, each
+    # on kernels of its own dtype (two cold compiles, 60 s here): this test sees them asked for
+    # (`tardis-envs bench tardis_run_v0` in test_bench_cli_writes_json_png_and_compares measures compact)
+    measure, asked = bench.batched, []
+
+    def batched(env_id, num_envs, threads, seconds, repeats, obs_dtype="float32", **options):
+        if obs_dtype == "float32":
+            return measure(env_id, num_envs, threads, seconds, repeats, **options)
+        asked.append((obs_dtype, num_envs, threads))
+        return _stats(1.0)
+
+    monkeypatch.setattr(bench, "batched", batched)
     results = run_suite(
         ["timelord_chess_v1"], seconds=0.05, repeats=1, sizes=(4,), threads=(1,), peers=False, compile=False, log=lambda line: None
     )
+    assert asked == [("compact", 4, 1), ("packed", 4, 1)]
     row = results["games"]["timelord_chess_v1"]
+    assert row["batched_compact"] == {"4x1": _stats(1.0)} and row["batched_packed"] == {"4x1": _stats(1.0)}
     classic = row["variants"]["classic"]
     assert classic["options"] == {"doctor": False} and classic["aec"]["median"] > 0 and classic["batched"]["4x1"]["median"] > 0
     assert set(row["perft"]) == {name for name, _, _ in PERFT_POSITIONS}
