@@ -35,59 +35,50 @@ def use_suite_settings() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # torch's intra-op threads, here and in the processes tests start
 
 
-# seconds a cold compile of each part of a game's batched kernels took (PARTS), two processes
-# on the 2-core machine (2026-12-01; `make test` prints each run's): the largest first, so
-# that the two processes end together. As one job a game, Time of the Daleks' 181 s were
-# the precompile's critical path.
+# seconds a cold compile of each game's batched kernels took, two processes on the 2-core
+# machine (2026-12-01; `make test` prints each run's): the largest first, so that the two
+# processes end together. Split in two parts (with and without observations), a game's
+# parts ran side by side and compiled its rules twice: the precompile took as long.
 LARGEST_FIRST = {
-    ("time_of_the_daleks_v2", "observations"): 127,
-    ("timelord_chess_v1", "observations"): 92,
-    ("time_of_the_daleks_v2", "no observations, heuristic"): 54,
-    ("keys_to_the_tardis_v0", "observations"): 40,
-    ("timelord_chess_v1", "no observations, heuristic"): 37,
-    ("gallifrey_duel_v1", "observations"): 25,
-    ("tardis_run_v0", "observations"): 11,
-    ("keys_to_the_tardis_v0", "no observations, heuristic"): 11,
-    ("tardis_run_v0", "no observations, heuristic"): 5,
-    ("gallifrey_duel_v1", "no observations, heuristic"): 4,
+    "time_of_the_daleks_v2": 181,
+    "timelord_chess_v1": 129,
+    "keys_to_the_tardis_v0": 51,
+    "gallifrey_duel_v1": 29,
+    "tardis_run_v0": 16,
 }
 
-# what a part compiles: the batched reset and step with float32 observations; without
-# observations, and the heuristic's batch kernel. Most test files use them. Precompiling the
-# AEC, compact and packed kernels as well was measured (2026-11-28): 370 s here instead of
-# 185 s, the tests 89 s shorter, the whole run a minute longer.
-PARTS = ("observations", "no observations, heuristic")
 
-
-def compile_part(job: tuple[str, str]) -> tuple[str, str, float]:
-    """Compile (or load) into the kernel cache one part (``PARTS``) of a game's batched
-    kernels; runs in a process of its own; returns ``(env_id, part, seconds it took)``."""
+def compile_batch_kernels(env_id: str) -> tuple[str, float]:
+    """Compile (or load) into the kernel cache ``env_id``'s batched kernels, with and without
+    observations (float32), and its heuristic's, which most test files use; runs in a process
+    of its own; returns ``(env_id, seconds it took)``. Precompiling the AEC, compact and packed
+    kernels as well was measured (2026-11-28): 370 s instead of 185 s, the tests 89 s shorter,
+    the whole run a minute longer."""
     from agents import make_agent
     from tardis_envs import vector
 
-    env_id, part = job
     started = time.perf_counter()
-    vec = vector.make(env_id, 2, seed=0, observations=part == PARTS[0])
-    obs, masks, _ = vec.reset()
-    vec.step(masks.argmax(axis=1))
-    if part == PARTS[1]:
-        make_agent("heuristic", vec.game, seed=0).act_batch(vec.states, obs, masks)
-    return env_id, part, time.perf_counter() - started
+    for observations in (True, False):
+        vec = vector.make(env_id, 2, seed=0, observations=observations)
+        obs, masks, _ = vec.reset()
+        vec.step(masks.argmax(axis=1))
+    make_agent("heuristic", vec.game, seed=0).act_batch(vec.states, obs, masks)
+    return env_id, time.perf_counter() - started
 
 
 def compile_all(processes: int = 2) -> str:
-    """Compile every game's batched kernels in ``processes`` processes, one part of a game at
-    a time each (the largest first); returns the line that says how long each took. Processes
-    saving into one cache at once are safe (``tardis_envs.core.jit`` locks numba's cache
-    index). An exception here (SIGTERM included, see ``__main__``) ends the pool's processes."""
+    """Compile every game's batched kernels in ``processes`` processes, one game at a time
+    each (the largest first); returns the line that says how long each took. Processes saving
+    into one cache at once are safe (``tardis_envs.core.jit`` locks numba's cache index). An
+    exception here (SIGTERM included, see ``__main__``) ends the pool's processes."""
     import multiprocessing
 
     import tardis_envs
 
-    jobs = sorted(((env_id, part) for env_id in tardis_envs.ENV_IDS for part in PARTS), key=lambda job: -LARGEST_FIRST.get(job, 0))
+    order = sorted(tardis_envs.ENV_IDS, key=lambda env_id: -LARGEST_FIRST.get(env_id, 0))
     started = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(max(1, processes)) as pool:  # leaving it terminates them
-        took = ", ".join(f"{env_id} {part} {seconds:.0f} s" for env_id, part, seconds in pool.imap_unordered(compile_part, jobs))
+        took = ", ".join(f"{env_id} {seconds:.0f} s" for env_id, seconds in pool.imap_unordered(compile_batch_kernels, order))
     return f"kernels compiled or loaded in {time.perf_counter() - started:.0f} s ({took})"
 
 
