@@ -10,10 +10,10 @@ import tardis_envs  # noqa: E402
 numba.set_num_threads(1)
 
 
-# Test files with few tests but minutes of work, and the seconds each took on the 2-core
-# machine. In the order below they would come last (fewest tests), and one process ran them
-# alone at the end: 157 s of a core unused (2026-12-01).
-LONG_FILES_WITH_FEW_TESTS = {"tests/test_rllib_processes.py": 150, "tests/test_wheel.py": 50}
+# Test files with few tests but minutes of work, and the seconds each took in a fresh run on
+# the 2-core machine (2026-12-01). By their number of tests they would come last, and one
+# process ran them alone at the end while the other had finished: 157 s of a core unused.
+LONG_FILES_WITH_FEW_TESTS = {"tests/test_rllib_processes.py": 186, "tests/test_wheel.py": 59}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -5,7 +5,7 @@ the kernels before the xdist workers start, so that the workers load them instea
 compiling the same kernels beside the other. ``make test`` starts the same compile earlier,
 as ``python -m tests.precompile`` in the background while pip installs the extras: pip runs
 on one core, and the kernels need only the package's core dependencies. The suite's own
-precompile then finds them in the kernel cache (about 20 s to load) instead of compiling
+precompile then finds them in the kernel cache (a few seconds to load) instead of compiling
 them (about 220 s on the project's 2-core machine).
 """
 
