@@ -581,7 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--agents",
         help="two or more agents, comma-separated: random, heuristic, heuristic:<preset>, "
-        "ppo:<checkpoint.zip>, ppo:baseline (the shipped learned baseline), rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations> "
+        "ppo:<checkpoint.zip>, ppo:baseline (the shipped learned baseline), rllib:<checkpoint folder>, mcts:<simulations>, ismcts:<simulations>, "
+        "az:<checkpoint.zip>, az:baseline (settings after colons: az:baseline:sims=64, :net for the network alone) "
         "(default from the config's eval: section, else heuristic,random; one agent is enough in a cooperative game)",
     )
     p.add_argument(

@@ -114,6 +114,16 @@ def test_help_is_plain_text_and_play_options_say_their_default(capsys):
                 assert action.help and "default" in action.help, (verb, action.dest)
 
 
+def test_the_agent_options_name_every_kind_of_agent():
+    from tardis_envs.cli import build_parser
+
+    verbs = next(a for a in build_parser()._actions if a.dest == "verb").choices
+    for verb, dest in (("eval", "agents"), ("play", "opponent")):
+        text = next(a for a in verbs[verb]._actions if a.dest == dest).help
+        for form in ("random", "heuristic", "ppo:baseline", "rllib:", "mcts:", "ismcts:", "az:<checkpoint.zip>", "az:baseline"):
+            assert form in text, (verb, form)
+
+
 def test_unknown_agent_lists_every_accepted_spec_form():
     import tardis_envs
     from agents import make_agent
