@@ -10,10 +10,10 @@ import tardis_envs  # noqa: E402
 numba.set_num_threads(1)
 
 
-# Test files with few tests but minutes of work, and the seconds each took in a fresh run on
-# the 2-core machine (2026-12-01). By their number of tests they would come last, and one
-# process ran them alone at the end while the other had finished: 157 s of a core unused.
-LONG_FILES_WITH_FEW_TESTS = {"tests/test_rllib_processes.py": 186, "tests/test_wheel.py": 59}
+# Test files with few tests but minutes of work (186 s and 59 s in a fresh run on the 2-core
+# machine, 2026-12-01). By their number of tests they would come last, and one process ran
+# them alone at the end while the other had finished: 157 s of a core unused.
+LONG_FILES_WITH_FEW_TESTS = ("tests/test_rllib_processes.py", "tests/test_wheel.py")
 
 
 def pytest_collection_modifyitems(config, items):
