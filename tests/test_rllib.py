@@ -1,5 +1,5 @@
 """The Ray RLlib backend's pieces: masking, legal play in every game, checkpoints that
-``eval`` loads. Skipped where the ``distributed`` extra is not installed."""
+``eval`` loads, Ctrl-C in a training run and its resume. Skipped where the ``distributed`` extra is not installed."""
 
 import numpy as np
 import pytest
@@ -27,6 +27,7 @@ from agents.training.rllib_backend import (  # noqa: E402
     step_count,
 )
 
+from .helpers import interrupt_after_first_evaluation  # noqa: E402
 from .helpers import tiny_train_flags as _tiny  # noqa: E402
 
 # every game and player count the project ships
@@ -141,35 +142,32 @@ def test_step_counts_of_an_iteration_that_sampled_nothing_are_none():
 # whose board file lies beside it) stands for all. A Keys run with three players took 106 s
 # more on the 2-core machine; Keys' three players through RLlib are
 # test_tiny_run_writes_a_checkpoint_that_eval_plays's.
-def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_path, monkeypatch, capsys):
+def test_ctrl_c_saves_a_checkpoint_and_the_resumed_run_writes_the_run_folder(local_ray, tmp_path, monkeypatch, capsys):
+    # one run serves both: Ctrl-C in a training process of its own (its own local Ray), then
+    # `--resume` here (the module's Ray) continues it to the end; each RLlib start costs ~40 s
+    import subprocess
+    import sys
+
     from ray.rllib.algorithms.ppo import PPO
 
+    from agents.checkpoint import read_meta
     from tardis_envs.cli import main
 
     env_id, config, eval_games = "tardis_run_v0", "configs/tardis_run/grand_tour.yaml", 20
     run = tmp_path / "run"
     base = ["train", env_id, "--backend", "rllib", "--run-dir", str(run), "--num-env-runners", "2", "--config", config]
-    assert main(base + _tiny(1000, eval_games)) == 0
-    for name in (
-        "config.yaml",
-        "eval.csv",
-        "summary.md",
-        "winrate.png",
-        "stats.json",
-        "checkpoints/best/tardis_meta.json",
-        "checkpoints/last/tardis_meta.json",
-    ):
-        assert (run / name).exists(), name
-    assert list((run / "tb" / "rllib").glob("events.*"))
-    first = (run / "eval.csv").read_text().splitlines()
-    game = tardis_envs.make(env_id, config=config).unwrapped.game
-    agent = make_agent(f"rllib:{run / 'checkpoints' / 'best'}", game)
-    n = game.num_players
-    match = play_match(
-        env_id, [agent] + [make_agent("heuristic", game)] * (n - 1), ["rllib"] + ["heuristic"] * (n - 1), 2 * n, options=game.options
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tardis_envs.cli", *base, *_tiny(10_000_000, eval_games)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    assert match.record(0)["games"] == 2 * n
-    # a second call continues the same run: more steps, more evaluation rows, the league kept;
+    err = interrupt_after_first_evaluation(proc, run, timeout=180)
+    assert proc.returncode == 130, err[-2000:]
+    before = read_meta(run / "checkpoints" / "last")
+    assert before["interrupted"] is True and before["num_timesteps"] > 0
+    first = (run / "eval.csv").read_text().splitlines()
+    # the resumed run continues the same one: more steps, more evaluation rows, the league kept;
     # its first iteration returns no samples (as on a loaded machine: RLlib's counts are NaN)
     # and training goes on with the next
     real_train, calls = PPO.train, []
@@ -181,14 +179,33 @@ def test_train_backend_rllib_writes_the_run_folder_and_resumes(local_ray, tmp_pa
         return real_train(algo)
 
     monkeypatch.setattr(PPO, "train", first_comes_back_empty)
-    before = agent.meta
     capsys.readouterr()
     assert main(base + _tiny(before["num_timesteps"] + 500, eval_games) + ["--resume"]) == 0
     assert "iteration returned no samples (1 in a row" in capsys.readouterr().out and len(calls) > 1
+    for name in (
+        "config.yaml",
+        "eval.csv",
+        "summary.md",
+        "winrate.png",
+        "stats.json",
+        "checkpoints/best/tardis_meta.json",
+        "checkpoints/last/tardis_meta.json",
+    ):
+        assert (run / name).exists(), name
+    assert list((run / "tb" / "rllib").glob("events.*"))
     again = (run / "eval.csv").read_text().splitlines()
     assert len(again) > len(first) and again[: len(first)] == first
-    after = make_agent(f"rllib:{run / 'checkpoints' / 'last'}", game).meta
-    assert after["num_timesteps"] > before["num_timesteps"] and after["snapshots"][: len(before["snapshots"])] == before["snapshots"]
+    after = read_meta(run / "checkpoints" / "last")
+    assert after["interrupted"] is False and after["num_timesteps"] > before["num_timesteps"]
+    assert after["snapshots"][: len(before["snapshots"])] == before["snapshots"]
+    # the best checkpoint plays a match against the heuristic
+    game = tardis_envs.make(env_id, config=config).unwrapped.game
+    agent = make_agent(f"rllib:{run / 'checkpoints' / 'best'}", game)
+    n = game.num_players
+    match = play_match(
+        env_id, [agent] + [make_agent("heuristic", game)] * (n - 1), ["rllib"] + ["heuristic"] * (n - 1), 2 * n, options=game.options
+    )
+    assert match.record(0)["games"] == 2 * n
 
 
 def test_train_refuses_rllib_flags_without_the_backend_and_a_foreign_resume(tmp_path, capsys):

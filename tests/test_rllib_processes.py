@@ -1,6 +1,6 @@
 """The Ray RLlib backend in processes of its own: a training run that joins a two-node
-cluster on this machine (the az trainer's self-play actors on it too), and Ctrl-C in a
-training run. Each test starts its own Ray processes on 127.0.0.1 and ends exactly those.
+cluster on this machine (the az trainer's self-play actors on it too). The test starts its
+own Ray processes on 127.0.0.1 and ends exactly those (Ctrl-C in a training run: test_rllib.py).
 Skipped where the ``distributed`` extra is not installed."""
 
 import json
@@ -12,7 +12,6 @@ pytest.importorskip("ray.rllib")
 import tardis_envs  # noqa: E402
 from agents import make_agent  # noqa: E402
 
-from .helpers import interrupt_after_first_evaluation  # noqa: E402
 from .helpers import tiny_train_flags as _tiny  # noqa: E402
 
 
@@ -158,21 +157,3 @@ def test_train_joins_a_two_node_cluster_with_address(tmp_path):
             if node is not None:
                 node.wait(timeout=60)
         shutil.rmtree(ray_dir, ignore_errors=True)
-
-
-def test_ctrl_c_saves_a_resumable_checkpoint(tmp_path):
-    import subprocess
-    import sys
-
-    from agents.checkpoint import read_meta
-
-    run = tmp_path / "run"
-    command = [sys.executable, "-m", "tardis_envs.cli", "train", "tardis_run_v0", "--backend", "rllib", "--run-dir", str(run)]
-    proc = subprocess.Popen(command + _tiny(10_000_000), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    err = interrupt_after_first_evaluation(proc, run, timeout=180)
-    assert proc.returncode == 130, err[-2000:]
-    meta = read_meta(run / "checkpoints" / "last")
-    assert meta["interrupted"] is True and meta["num_timesteps"] > 0
-    out = subprocess.run(command + _tiny(meta["num_timesteps"] + 500) + ["--resume"], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert read_meta(run / "checkpoints" / "last")["num_timesteps"] > meta["num_timesteps"]

@@ -40,32 +40,35 @@ def tiny_config(env_id, folder):
     return path
 
 
-def train_cli(env_id, run_dir, *extra, timesteps=3000):
+def train_args(env_id, run_dir, *extra, timesteps=3000):
+    """The arguments of a short ``tardis-envs train`` run on the tiny config."""
     config = tiny_config(env_id, Path(run_dir).parent)
+    return [
+        "train",
+        env_id,
+        "--config",
+        str(config),
+        "--run-dir",
+        str(run_dir),
+        "--timesteps",
+        str(timesteps),
+        "--num-envs",
+        "16",
+        "--eval-every",
+        "1024",
+        "--eval-games",
+        "12",
+        "--snapshot-every",
+        "1024",
+        "--no-progress",
+        *extra,
+    ]
+
+
+def train_cli(env_id, run_dir, *extra, timesteps=3000):
+    """That run in a process of its own, as a user starts it."""
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tardis_envs.cli",
-            "train",
-            env_id,
-            "--config",
-            str(config),
-            "--run-dir",
-            str(run_dir),
-            "--timesteps",
-            str(timesteps),
-            "--num-envs",
-            "16",
-            "--eval-every",
-            "1024",
-            "--eval-games",
-            "12",
-            "--snapshot-every",
-            "1024",
-            "--no-progress",
-            *extra,
-        ],
+        [sys.executable, "-m", "tardis_envs.cli", *train_args(env_id, run_dir, *extra, timesteps=timesteps)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -175,8 +178,19 @@ def test_round_robin_of_three_agents_with_a_checkpoint(tmp_path):
     assert len(lines) == 1 + 6  # every ordered pair
 
 
+def _refused(capsys, argv) -> str:
+    """``tardis-envs <argv>`` run in this process (a refusal needs no process of its own: each
+    start loads torch and the kernels, ~5 s); asserts it exits with 2; returns what it printed
+    on stderr."""
+    from tardis_envs.cli import main
+
+    capsys.readouterr()
+    assert main(argv) == 2
+    return capsys.readouterr().err
+
+
 @pytest.mark.slow
-def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
+def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path, capsys):
     run = tmp_path / "run"
     assert train_cli("tardis_run_v0", run, timesteps=1024).returncode == 0
     checkpoint = run / "checkpoints" / "last.zip"
@@ -194,56 +208,20 @@ def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path):
     with pytest.raises(CheckpointError, match="does not exist"):
         make_agent(f"ppo:{tmp_path / 'missing.zip'}", keys)
     # the CLI refuses to resume a run of another game, and to overwrite a run by accident
-    out = train_cli("keys_to_the_tardis_v0", run, "--resume")
-    assert out.returncode == 2 and "trained on 'tardis_run_v0'" in out.stderr
-    out = train_cli("tardis_run_v0", run)
-    assert out.returncode == 2 and "already holds a run" in out.stderr
-    out = train_cli("tardis_run_v0", run, "--resume", "--overwrite")
-    assert out.returncode == 2 and "--resume and --overwrite contradict each other" in out.stderr
+    assert "trained on 'tardis_run_v0'" in _refused(capsys, train_args("keys_to_the_tardis_v0", run, "--resume"))
+    assert "already holds a run" in _refused(capsys, train_args("tardis_run_v0", run))
+    err = _refused(capsys, train_args("tardis_run_v0", run, "--resume", "--overwrite"))
+    assert "--resume and --overwrite contradict each other" in err
     # resuming under another variant of the same game is refused, naming the differing options
     other = tmp_path / "other.yaml"
     other.write_text("env_id: tardis_run_v0\noptions: {max_turns: 200}\ntrain: {net_arch: [64, 64], n_steps: 32, batch_size: 256}\n")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tardis_envs.cli",
-            "train",
-            "tardis_run_v0",
-            "--config",
-            str(other),
-            "--run-dir",
-            str(run),
-            "--resume",
-            "--no-progress",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 2 and "max_turns: trained 300, now 200" in out.stderr, out.stderr[-2000:]
+    err = _refused(capsys, ["train", "tardis_run_v0", "--config", str(other), "--run-dir", str(run), "--resume", "--no-progress"])
+    assert "max_turns: trained 300, now 200" in err
     with pytest.warns(UserWarning, match="max_turns: trained 300, now 1000"):
         make_agent(f"ppo:{checkpoint}", tardis_envs.env_module("tardis_run_v0").Game())
     # eval refuses it too, naming the file
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tardis_envs.cli",
-            "eval",
-            "keys_to_the_tardis_v0",
-            "--agents",
-            f"ppo:{checkpoint},random,heuristic",
-            "--games",
-            "10",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 2 and "trained on 'tardis_run_v0'" in out.stderr
+    err = _refused(capsys, ["eval", "keys_to_the_tardis_v0", "--agents", f"ppo:{checkpoint},random,heuristic", "--games", "10"])
+    assert "trained on 'tardis_run_v0'" in err
 
 
 def test_train_config_validation():
