@@ -1,9 +1,14 @@
 """Helpers shared by the test modules."""
 
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def random_legal(rng, mask):
@@ -12,10 +17,18 @@ def random_legal(rng, mask):
     return int(legal[rng.integers(legal.size)])
 
 
-def interrupt_after_first_evaluation(proc, run, timeout: float) -> str:
-    """Ctrl-C for a training subprocess ``proc`` writing to ``run``, once it is training (its first
-    evaluation is written: a signal during start-up tests nothing of the trainer); returns its
-    stderr. Whatever fails, the run this test started is ended, by its own process id."""
+def ctrl_c_after_first_evaluation(argv: list[str], run: Path, timeout: float) -> None:
+    """Starts ``tardis-envs <argv>``, a training run writing to ``run``, in a process of its own,
+    and sends it Ctrl-C once it is training (its first evaluation is written: a signal during
+    start-up tests nothing of the trainer); asserts that it exits as interrupted (130).
+    Whatever fails, the process this starts is ended, by its own process id."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tardis_envs.cli", *argv],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.time() + 480
         while not (run / "eval.csv").exists() and time.time() < deadline and proc.poll() is None:
@@ -24,7 +37,7 @@ def interrupt_after_first_evaluation(proc, run, timeout: float) -> str:
         time.sleep(1.0)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=timeout)
-        return err
+        assert proc.returncode == 130, err[-2000:]
     finally:
         if proc.poll() is None:
             proc.kill()
