@@ -1,5 +1,6 @@
 """The Ray RLlib backend's pieces: masking, legal play in every game, checkpoints that
-``eval`` loads, Ctrl-C in a training run and its resume. Skipped where the ``distributed`` extra is not installed."""
+``eval`` loads, Ctrl-C in a training run and its resume. Skipped where the ``distributed``
+extra is not installed."""
 
 import numpy as np
 import pytest

@@ -17,9 +17,7 @@ from agents.training.aec_gym import AECSingleAgentEnv
 from agents.training.config import TrainConfig
 from agents.training.selfplay import OpponentPool, SelfPlayVecEnv
 
-from .helpers import ctrl_c_after_first_evaluation
-
-ROOT = Path(__file__).resolve().parents[1]
+from .helpers import ROOT, ctrl_c_after_first_evaluation
 
 
 def tiny_config(env_id, folder):
