@@ -4,6 +4,7 @@ by random play. The issue's budget for search agents is 50 ms a move on one thre
 
     python benchmarks/move_time.py gallifrey_duel_v1 az:baseline
     python benchmarks/move_time.py tardis_run_v0 az:baseline:sims=128 --positions 400
+    python benchmarks/move_time.py keys_to_the_tardis_v0 az:baseline:sims=128 --num-players 3
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("env_id")
     parser.add_argument("agent", help="an agent spec, e.g. az:baseline:sims=64")
     parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--num-players", type=int, help="players, in games that seat 2-4 (default: the game's own)")
     args = parser.parse_args(argv)
 
     import numpy as np
@@ -52,8 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     from tardis_envs.core.state import CURRENT_PLAYER
 
     torch.set_num_threads(1)
-    game = tardis_envs.make(args.env_id).unwrapped.game
-    agent = make_agent(args.agent, game, seed=0)
+    options = {} if args.num_players is None else {"num_players": args.num_players}
+    try:
+        game = tardis_envs.make(args.env_id, **options).unwrapped.game
+        agent = make_agent(args.agent, game, seed=0)
+    except ValueError as error:  # an unknown game, option or agent spec
+        parser.error(str(error))
 
     def decide(state) -> None:
         masks = np.zeros((1, game.num_actions), np.int8)
@@ -66,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     for state in states:
         decide(state)
     ms = 1000 * (time.perf_counter() - started) / len(states)
-    print(f"{args.env_id} {args.agent}: {ms:.1f} ms a move (1 thread, {len(states)} positions)")
+    players = "" if args.num_players is None else f", {args.num_players} players"
+    print(f"{args.env_id}{players} {args.agent}: {ms:.1f} ms a move (1 thread, {len(states)} positions)")
     return 0
 
 

@@ -891,3 +891,26 @@ def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsy
         with pytest.raises(SystemExit):
             module["main"](argv)
         assert message in capsys.readouterr().err
+
+
+def test_the_move_time_benchmark_times_a_game_of_three_and_refuses_an_unknown_option(monkeypatch, capsys):
+    """``benchmarks/move_time.py``: ``--num-players 3`` times the network ``az:baseline`` loads in
+    Keys games of three; a player count in a game without one is refused in one line."""
+    import runpy
+
+    import numba
+    import torch
+
+    # the script asks numba for one thread before numba starts; here numba runs already, with its own
+    monkeypatch.setenv("NUMBA_NUM_THREADS", str(numba.config.NUMBA_NUM_THREADS))
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "move_time.py"))
+    threads = torch.get_num_threads()
+    try:
+        assert module["main"](["keys_to_the_tardis_v0", "az:baseline:sims=4", "--num-players", "3", "--positions", "3"]) == 0
+        assert "keys_to_the_tardis_v0, 3 players az:baseline:sims=4: " in capsys.readouterr().out
+        with pytest.raises(SystemExit):
+            module["main"](["tardis_run_v0", "az:baseline", "--num-players", "3"])
+        last = capsys.readouterr().err.splitlines()[-1]  # "<prog>: error: ...", prog from sys.argv
+        assert last.endswith(": error: tardis_run_v0: unknown option 'num_players'; allowed options: board, max_turns")
+    finally:
+        torch.set_num_threads(threads)  # the benchmark times one thread
