@@ -9,6 +9,10 @@ network's achieved FLOP/s in inference (batch of ``--games``) and training, each
 at the start of the run (``torch.mm`` of two 2048 x 2048 matrices, same thread count; both
 peaks are printed: which type is faster depends on the processor, e.g. Intel AMX runs bf16
 several times faster than fp32, where processors without bf16 units run it far slower).
+The same self-play runs a third time with the network in the compiled kernel an agent plays
+with (``NetEvaluator(compiled=True)``, :mod:`tardis_envs.core.mlp`; an MLP network only:
+chess's move-squares head stays in torch), and one leaf at a time (a batch of one, as a
+``play`` move or the OpenSpiel bot evaluates) is timed in torch and in the kernel.
 
     python benchmarks/az_throughput.py                       # every game
     python benchmarks/az_throughput.py --env tardis_run_v0 --seconds 5
@@ -61,8 +65,8 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
     search = GuidedSearch(game, sims, gumbel_scale=1.0, seed=0)
     flops = net_flops(net.shape)
     out: dict = {"env_id": env_id}
-    for precision in PRECISIONS:
-        evaluate = NetEvaluator(net, precision)
+    for precision in (*PRECISIONS, "compiled"):
+        evaluate = NetEvaluator(net, compiled=True) if precision == "compiled" else NetEvaluator(net, precision)
         network = {"seconds": 0.0, "rows": 0}
         decisions = 0
 
@@ -90,6 +94,17 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
         while time.perf_counter() - started < seconds:
             self_play_step()
         elapsed = time.perf_counter() - started
+        if precision == "compiled":
+            leaf = (vec.float_observations()[:1].copy(), vec.masks[:1].copy())
+            one_leaf = {name: timed(lambda e=e: e(*leaf), seconds / 4) for name, e in (("torch", NetEvaluator(net)), ("kernel", evaluate))}
+            out[precision] = {
+                "decisions_per_s": decisions / elapsed,
+                "evaluations_per_s": network["rows"] / elapsed,
+                "network_share": network["seconds"] / elapsed,
+                "one_leaf_torch_per_s": one_leaf["torch"],
+                "one_leaf_kernel_per_s": one_leaf["kernel"] if evaluate.compiled is not None else float("nan"),
+            }
+            continue
 
         obs = torch.from_numpy(vec.float_observations().reshape(games, -1).copy())
         big = obs.repeat((batch + games - 1) // games, 1)[:batch]
@@ -135,20 +150,23 @@ def main(argv: list[str] | None = None) -> int:
         f"torch {torch.__version__}, {torch.get_num_threads()} threads; {args.games} games x {args.sims} simulations; "
         f"matrix-multiply peak {peaks['fp32'] / 1e9:.0f} GFLOP/s fp32, {peaks['bf16'] / 1e9:.0f} GFLOP/s bf16"
     )
-    columns = {
-        "self-play decisions/s": ("decisions_per_s", "{:,.0f}"),
-        "network evals/s": ("evaluations_per_s", "{:,.0f}"),
-        "network share": ("network_share", "{:.0%}"),
-        "learner samples/s": ("learner_samples_per_s", "{:,.0f}"),
-        "inference rows/s": ("inference_rows_per_s", "{:,.0f}"),
-        "inference % of peak": ("inference_share_of_peak", "{:.0%}"),
-        "training % of peak": ("training_share_of_peak", "{:.0%}"),
+    searched = (*PRECISIONS, "compiled")
+    columns = {  # title: (key, format, the runs it is measured in)
+        "self-play decisions/s": ("decisions_per_s", "{:,.0f}", searched),
+        "network evals/s": ("evaluations_per_s", "{:,.0f}", searched),
+        "network share": ("network_share", "{:.0%}", searched),
+        "learner samples/s": ("learner_samples_per_s", "{:,.0f}", PRECISIONS),
+        "inference rows/s": ("inference_rows_per_s", "{:,.0f}", PRECISIONS),
+        "inference % of peak": ("inference_share_of_peak", "{:.0%}", PRECISIONS),
+        "training % of peak": ("training_share_of_peak", "{:.0%}", PRECISIONS),
     }
-    print("| game | " + " | ".join(f"{title} fp32 / bf16" for title in columns) + " |")
-    print("|---" * (len(columns) + 1) + "|")
+    titles = [f"{title} {' / '.join(runs)}" for title, (_, _, runs) in columns.items()]
+    print("| game | " + " | ".join(titles) + " | one leaf evals/s torch / kernel |")
+    print("|---" * (len(columns) + 2) + "|")
     for env_id in args.env or tardis_envs.ENV_IDS:
         r = measure(env_id, args.games, args.sims, args.batch, args.seconds, peaks)
-        cells = [" / ".join(form.format(r[p][key]) for p in PRECISIONS) for key, form in columns.values()]
+        cells = [" / ".join(form.format(r[p][key]) for p in runs) for key, form, runs in columns.values()]
+        cells.append(f"{r['compiled']['one_leaf_torch_per_s']:,.0f} / {r['compiled']['one_leaf_kernel_per_s']:,.0f}")
         print(f"| {env_id} | " + " | ".join(cells) + " |", flush=True)
     return 0
 

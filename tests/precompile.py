@@ -20,7 +20,8 @@ def use_suite_settings() -> None:
     a variable already set is kept."""
     # The suite compiles its kernels at LLVM optimisation level 1 (numba's default is 3): the
     # cold compiles are most of the suite's time and level 1 takes about a quarter less, while
-    # the kernels' results are the same (no fastmath anywhere). The kernels go to a cache folder
+    # the rules kernels' results are the same (no rules kernel uses fastmath; the network kernel
+    # of tardis_envs/core/mlp.py does, and its tests compare with a tolerance). The kernels go to a cache folder
     # of their own (tardis_envs/core/jit.py), so training and benchmarks never load them.
     # NUMBA_OPT=3 runs the suite on the full kernels. Level 0 was measured too: Time of the
     # Daleks' batched kernels compile in 172 s instead of 197 s, but numba cannot cache them.

@@ -401,7 +401,7 @@ def test_a_two_player_network_searches_games_of_more_players_as_the_mover_agains
     with pytest.warns(UserWarning, match="num_players: trained 2"):
         agent = make_agent(f"az:{path}:sims=8", game, seed=0)
     _, values = agent.evaluate(observations, masks)
-    _, two_columns = NetEvaluator(net)(observations, masks)
+    _, two_columns = NetEvaluator(net, compiled=True)(observations, masks)  # as the agent evaluates
     assert values.shape == (len(states), num_players)
     assert np.array_equal(values[:, 0], two_columns[:, 0])
     assert all(np.array_equal(values[:, j], two_columns[:, 1]) for j in range(1, num_players))
@@ -836,6 +836,44 @@ def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
         AZConfig.from_dict({"precision": "fp16"})
     with pytest.raises(ValueError, match="precision must be one of"):
         NetEvaluator(net, "half")
+
+
+@pytest.mark.parametrize("layers", [1, 3])
+def test_the_compiled_evaluator_computes_the_torch_network(layers):
+    """The compiled MLP kernel (tardis_envs.core.mlp) gives torch's priors and values to float
+    rounding, for trunks of one layer and of three, with seats mapped as in torch; a row
+    without a legal action gets no prior; a network of the move-squares head, or bf16, stays
+    in torch; an agent evaluates with the kernel on the weights it was made with."""
+    import torch
+
+    game = tardis_envs.env_module("keys_to_the_tardis_v0").Game(num_players=3)
+    torch.manual_seed(layers)
+    net = build_net(int(np.prod(game.observation_shape)), game.num_actions, 2, 48, layers)
+    states = random_states(game, 64, seed=layers)
+    masks = masks_of(game, states)
+    masks[5] = 0
+    observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+    torch_priors, torch_values = NetEvaluator(net, seats=3)(observations, masks)
+    compiled = NetEvaluator(net, seats=3, compiled=True)
+    assert compiled.compiled is not None
+    priors, values = compiled(observations, masks)
+    assert priors.dtype == np.float32 and values.shape == (64, 3)
+    legal = masks.sum(axis=1) > 0
+    np.testing.assert_allclose(priors[legal], torch_priors[legal], atol=1e-5)
+    np.testing.assert_allclose(values, torch_values, atol=1e-5)
+    assert not priors[5].any() and not priors[masks == 0].any()
+    assert np.allclose(priors[legal].sum(axis=1), 1, atol=1e-5)
+
+    chess = tardis_envs.env_module("timelord_chess_v1").Game()
+    squares = build_net(int(np.prod(chess.observation_shape)), chess.num_actions, 2, 16, 1, head="move_squares", game=chess)
+    assert NetEvaluator(squares, compiled=True).compiled is None
+    assert NetEvaluator(net, "bf16", compiled=True).compiled is None
+
+    agent = AZAgent(game, net)
+    assert agent.evaluate.compiled is not None
+    with torch.no_grad():
+        next(net.parameters()).add_(1.0)  # the agent keeps the weights it was made with
+    np.testing.assert_array_equal(agent.evaluate(observations, masks)[1], values)
 
 
 def test_the_value_fit_benchmark_scores_a_shipped_value_head(capsys):

@@ -31,7 +31,7 @@ RETURNS_AN_INTEGER_PARAMETER = {
     ("tardis_envs/games/gallifrey/rules.py", "out_of_action_at", "stasis"),
     ("tardis_envs/games/gallifrey/rules.py", "rulebook_injuries", "winner_value"),
 }
-WITHOUT_RUNTIME = {"njit", "njit_parallel", "njit_inline", "njit_shared_body"}
+WITHOUT_RUNTIME = {"njit", "njit_parallel", "njit_parallel_fastmath", "njit_inline", "njit_shared_body"}
 
 
 def parameters_returned_without_runtime(path: str, source: str) -> set[tuple[str, str, str]]:
@@ -171,7 +171,7 @@ def test_chess_steps_the_same_with_a_chance_tape_attached():
     assert travels_open > 0, "no position with a time travel open: the test checked nothing"
 
 
-@pytest.mark.parametrize("decorator", ["njit", "njit_parallel", "njit_inline", "njit_shared_body"])
+@pytest.mark.parametrize("decorator", ["njit", "njit_parallel", "njit_parallel_fastmath", "njit_inline", "njit_shared_body"])
 def test_kernel_decorators_run_without_the_runtime(decorator):
     from tardis_envs.core import jit
 
