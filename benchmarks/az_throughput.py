@@ -4,9 +4,10 @@ For each game, at each precision training runs (``AZConfig.precision``: fp32, an
 through torch's CPU autocast): self-play decisions/s (guided search over ``--games`` games
 at once with ``--sims`` simulations, an untrained network of the training default shape),
 network evaluations/s inside that search and the share of its time in the network, learner
-samples/s (forward, backward and AdamW step on minibatches of ``--batch``), and the
+samples/s (forward, backward and the learner's fused AdamW step on minibatches of ``--batch``;
+beside it, in turns, AdamW's per-tensor loop, as the speed-up of the fused step), and the
 network's achieved FLOP/s in inference (batch of ``--games``) and training, each as a share of the same type's matrix-multiply peak of this machine, measured once
-at the start of the run (``torch.mm`` of two 2048 x 2048 matrices, same thread count; both
+at the start of the run (the best ``x @ W.T``, as a layer multiplies, of square matrices of 512, 1024 and 2048, same thread count; both
 peaks are printed: which type is faster depends on the processor, e.g. Intel AMX runs bf16
 several times faster than fp32, where processors without bf16 units run it far slower).
 The same self-play runs a third time with the network in the compiled kernel an agent plays
@@ -28,6 +29,7 @@ import torch
 
 import tardis_envs
 from agents.alphazero import PRECISIONS, NetEvaluator, autocast, build_net
+from agents.training.az_train import AZConfig, learner_optimizer
 from tardis_envs import vector
 from tardis_envs.core.guided import GuidedSearch
 
@@ -42,17 +44,29 @@ def timed(fn, seconds: float) -> float:
     return calls / (time.perf_counter() - started)
 
 
-def matmul_peak(dtype, size: int = 2048, seconds: float = 2.0) -> float:
-    a = torch.randn(size, size).to(dtype)
-    b = torch.randn(size, size).to(dtype)
-    return 2 * size**3 * timed(lambda: torch.mm(a, b), seconds)
+def matmul_peak(dtype, sizes: tuple[int, ...] = (512, 1024, 2048), seconds: float = 1.0) -> float:
+    """The best FLOP/s of the multiply a network's layer runs (``x @ W.T``, as ``nn.Linear``)
+    on square matrices of ``dtype`` of each of ``sizes``: which size runs fastest depends on
+    the processor's caches (without AVX-512 the 512 one beats the 2048 one). The layout matters
+    where a type has no units of its own: without bfloat16 instructions torch's ``a @ b`` in
+    bf16 falls back to a loop some fifteen times slower than ``a @ b.T``."""
+    rates = []
+    for size in sizes:
+        a = torch.randn(size, size).to(dtype)
+        b = torch.randn(size, size).to(dtype)
+        rates.append(2 * size**3 * timed(lambda: torch.nn.functional.linear(a, b), seconds))
+    return max(rates)
 
 
-def net_flops(shape: dict) -> int:
-    """Multiply-adds x 2 of one row through the network (biases and activations left out)."""
+def net_flops(shape: dict) -> tuple[int, int]:
+    """Multiply-adds x 2 of one row through the network, forward and in a training step
+    (biases and activations left out). The backward pass multiplies again for each layer's
+    weight gradient and again for its input's, except the first layer's input, the
+    observation, which needs no gradient: a step is three forwards less that one multiply."""
     sizes = [shape["obs_size"]] + [shape["hidden"]] * shape["layers"]
     trunk = sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))
-    return 2 * (trunk + sizes[-1] * (shape["num_actions"] + shape["num_players"]))
+    forward = 2 * (trunk + sizes[-1] * (shape["num_actions"] + shape["num_players"]))
+    return forward, 3 * forward - 2 * sizes[0] * sizes[1]
 
 
 def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peaks: dict[str, float]) -> dict:
@@ -63,7 +77,7 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
     game = vec.game
     net = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players)
     search = GuidedSearch(game, sims, gumbel_scale=1.0, seed=0)
-    flops = net_flops(net.shape)
+    flops, training_flops = net_flops(net.shape)
     out: dict = {"env_id": env_id}
     for precision in (*PRECISIONS, "compiled"):
         evaluate = NetEvaluator(net, compiled=True) if precision == "compiled" else NetEvaluator(net, precision)
@@ -109,13 +123,17 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
         obs = torch.from_numpy(vec.float_observations().reshape(games, -1).copy())
         big = obs.repeat((batch + games - 1) // games, 1)[:batch]
         model = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players)
-        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        config = AZConfig()
+        optimizers = {  # the learner's fused step, and AdamW's per-tensor loop it replaces
+            "fused": learner_optimizer(model, config),
+            "loop": torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay),
+        }
 
         def infer():
             with torch.inference_mode(), autocast(precision):
                 model(obs)
 
-        def train_step():
+        def train_step(optimizer):
             with autocast(precision):
                 logits, values = model(big)
             loss = logits.float().logsumexp(dim=1).mean() + values.float().pow(2).mean()
@@ -124,15 +142,20 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
             optimizer.step()
 
         inference = timed(infer, seconds / 2) * games
-        samples = timed(train_step, seconds / 2) * batch
+        rates: dict[str, list[float]] = {"fused": [], "loop": []}
+        for _ in range(2):  # in turns, the best of each: a shared machine's noise is larger than their gap
+            for kind, optimizer in optimizers.items():
+                rates[kind].append(timed(lambda o=optimizer: train_step(o), seconds / 8) * batch)
+        samples = max(rates["fused"])
         out[precision] = {
             "decisions_per_s": decisions / elapsed,
             "evaluations_per_s": network["rows"] / elapsed,
             "network_share": network["seconds"] / elapsed,
             "inference_rows_per_s": inference,
             "learner_samples_per_s": samples,
+            "fused_step_speedup": samples / max(rates["loop"]),
             "inference_share_of_peak": inference * flops / peaks[precision],
-            "training_share_of_peak": samples * 3 * flops / peaks[precision],  # backward ~ 2x forward
+            "training_share_of_peak": samples * training_flops / peaks[precision],
         }
     return out
 
@@ -156,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         "network evals/s": ("evaluations_per_s", "{:,.0f}", searched),
         "network share": ("network_share", "{:.0%}", searched),
         "learner samples/s": ("learner_samples_per_s", "{:,.0f}", PRECISIONS),
+        "fused AdamW step vs loop": ("fused_step_speedup", "{:.2f}x", PRECISIONS),
         "inference rows/s": ("inference_rows_per_s", "{:,.0f}", PRECISIONS),
         "inference % of peak": ("inference_share_of_peak", "{:.0%}", PRECISIONS),
         "training % of peak": ("training_share_of_peak", "{:.0%}", PRECISIONS),

@@ -886,6 +886,60 @@ def test_the_value_fit_benchmark_scores_a_shipped_value_head(capsys):
     assert "games of heuristic" in out and 0 < r2 < 1  # TARDIS Run's self-play value knows something, not all
 
 
+def test_the_throughput_benchmark_counts_the_flops_torch_counts():
+    """``benchmarks/az_throughput.py``'s FLOPs a row, forward and in a training step (no
+    gradient for the observation), equal torch's own count of the multiplies it runs."""
+    import runpy
+
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "az_throughput.py"))
+    net = build_net(30, 7, 2, hidden=16, layers=2)
+    obs = torch.randn(4, 30)
+    with FlopCounterMode(display=False) as forward, torch.no_grad():
+        net(obs)
+    with FlopCounterMode(display=False) as training:
+        logits, values = net(obs)
+        (logits.sum() + values.sum()).backward()
+    assert [4 * n for n in module["net_flops"](net.shape)] == [forward.get_total_flops(), training.get_total_flops()]
+
+
+def test_the_learners_fused_adamw_steps_as_the_loop_and_a_resumed_run_keeps_it():
+    """The learner's AdamW runs torch's fused step, the same update as the per-tensor loop;
+    an optimizer state saved by that loop (runs saved before the learner fused its step)
+    resumes into the fused step with its moments."""
+    import torch
+
+    from agents.training.az_train import AZConfig, learner_optimizer, load_optimizer_state
+
+    config = AZConfig()
+    torch.manual_seed(0)
+    fused_net, loop_net = build_net(8, 5, 2, hidden=16, layers=1), build_net(8, 5, 2, hidden=16, layers=1)
+    loop_net.load_state_dict(fused_net.state_dict())
+    fused = learner_optimizer(fused_net, config)
+    loop = torch.optim.AdamW(loop_net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    assert fused.param_groups[0]["fused"] and not loop.param_groups[0]["fused"]
+    obs = torch.randn(32, 8)
+
+    def step(net, optimizer):
+        logits, values = net(obs)
+        optimizer.zero_grad(set_to_none=True)
+        (logits.logsumexp(dim=1).mean() + values.pow(2).mean()).backward()
+        optimizer.step()
+
+    for _ in range(3):
+        step(fused_net, fused), step(loop_net, loop)
+    for a, b in zip(fused_net.parameters(), loop_net.parameters()):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+    resumed = learner_optimizer(loop_net, config)
+    load_optimizer_state(resumed, loop.state_dict())
+    assert all(group["fused"] for group in resumed.param_groups)
+    step(loop_net, resumed), step(fused_net, fused)
+    for a, b in zip(fused_net.parameters(), loop_net.parameters()):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-6)  # the moments came with it: a fresh one steps 1e-3 away
+
+
 def test_the_per_minute_curves_read_opponents_and_team_mates(tmp_path, capsys):
     """``benchmarks/az_vs_ppo.py``: a run's points against one opponent, from the ``opponent``
     column or, in an az run of Time of the Daleks, the ``partner`` column; a run without that

@@ -455,6 +455,25 @@ class SelfPlayActor:
         return steps, dict(self.selfplay.timing), self.selfplay.search.evaluations
 
 
+def learner_optimizer(net, config: AZConfig):
+    """The learner's AdamW over ``net``'s parameters, each step in torch's fused kernel: one
+    pass over each parameter instead of a dozen elementwise calls per tensor, which makes the
+    learner 1.14-1.43x faster in fp32 on two cores, the more the smaller the network
+    (``benchmarks/az_throughput.py``)."""
+    import torch
+
+    return torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay, fused=True)
+
+
+def load_optimizer_state(optimizer, state: dict) -> None:
+    """A saved ``state_dict`` into the learner's ``optimizer``, which keeps its fused step: loading
+    replaces each group's settings with the saved ones, ``fused`` among them, and a run saved
+    before the learner fused its step would resume on the slower per-tensor loop."""
+    optimizer.load_state_dict(state)
+    for group in optimizer.param_groups:
+        group["fused"], group["foreach"] = True, None
+
+
 class AZTrainer:
     """Owns one run folder; ``run()`` trains until the decisions or the minutes are spent."""
 
@@ -506,7 +525,7 @@ class AZTrainer:
         self.net = build_net(
             int(np.prod(game.observation_shape)), game.num_actions, game.num_players, config.hidden, config.layers, config.head, game=game
         )
-        self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+        self.optimizer = learner_optimizer(self.net, config)
         if self.resume:
             last = self.run_dir / "checkpoints" / "last.zip"
             meta = resumable_meta(last, config, game, self.run_dir)
@@ -516,10 +535,10 @@ class AZTrainer:
             if net.shape != self.net.shape:
                 raise CheckpointError(f"--resume: {str(last)!r} holds a network of shape {net.shape}, the config asks {self.net.shape}")
             self.net = net
-            self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+            self.optimizer = learner_optimizer(self.net, config)
             with zipfile.ZipFile(last) as archive:
                 if OPTIMIZER_MEMBER in archive.namelist():
-                    self.optimizer.load_state_dict(torch.load(io.BytesIO(archive.read(OPTIMIZER_MEMBER)), weights_only=True))
+                    load_optimizer_state(self.optimizer, torch.load(io.BytesIO(archive.read(OPTIMIZER_MEMBER)), weights_only=True))
             self.num_timesteps = int(meta["num_timesteps"])
             self.learner_samples = int(meta.get("learner_samples", 0))
             self.seconds_before = float(meta.get("seconds", 0.0))
