@@ -458,7 +458,7 @@ class SelfPlayActor:
 def learner_optimizer(net, config: AZConfig):
     """The learner's AdamW over ``net``'s parameters, each step in torch's fused kernel: one
     pass over each parameter instead of a dozen elementwise calls per tensor, which makes the
-    learner 1.14-1.43x faster in fp32 on two cores, the more the smaller the network
+    learner 1.14-1.43x faster in fp32 on two cores, most for small networks
     (``benchmarks/az_throughput.py``)."""
     import torch
 
