@@ -126,7 +126,7 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
         config = AZConfig()
         optimizers = {  # the learner's fused step, and AdamW's per-tensor loop it replaces
             "fused": learner_optimizer(model, config),
-            "loop": torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay),
+            "loop": learner_optimizer(model, config, fused=False),
         }
 
         def infer():

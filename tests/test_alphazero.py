@@ -918,7 +918,7 @@ def test_the_learners_fused_adamw_steps_as_the_loop_and_a_resumed_run_keeps_it()
     fused_net, loop_net = build_net(8, 5, 2, hidden=16, layers=1), build_net(8, 5, 2, hidden=16, layers=1)
     loop_net.load_state_dict(fused_net.state_dict())
     fused = learner_optimizer(fused_net, config)
-    loop = torch.optim.AdamW(loop_net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    loop = learner_optimizer(loop_net, config, fused=False)
     assert fused.param_groups[0]["fused"] and not loop.param_groups[0]["fused"]
     obs = torch.randn(32, 8)
 

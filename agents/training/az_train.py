@@ -455,14 +455,14 @@ class SelfPlayActor:
         return steps, dict(self.selfplay.timing), self.selfplay.search.evaluations
 
 
-def learner_optimizer(net, config: AZConfig):
+def learner_optimizer(net, config: AZConfig, fused: bool = True):
     """The learner's AdamW over ``net``'s parameters, each step in torch's fused kernel: one
     pass over each parameter instead of a dozen elementwise calls per tensor, which makes the
     learner 1.14-1.43x faster in fp32 on two cores, most for small networks
-    (``benchmarks/az_throughput.py``)."""
+    (``benchmarks/az_throughput.py``, which times it against ``fused=False``, the loop)."""
     import torch
 
-    return torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay, fused=True)
+    return torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay, fused=fused)
 
 
 def load_optimizer_state(optimizer, state: dict) -> None:
