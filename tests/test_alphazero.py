@@ -169,6 +169,33 @@ def test_targets_are_distributions_over_the_legal_actions_and_a_batch_equals_one
     assert again[0][1] == -1 and again[0][0] == actions[0]
 
 
+@pytest.mark.parametrize("env_id", ["timelord_chess_v1", "keys_to_the_tardis_v0"])
+def test_an_evaluator_that_reads_states_gets_the_world_each_leaf_reached(env_id):
+    """``reads_states`` (``benchmarks/leaf_values.py``'s heuristic values): each row's state is
+    the one the leaf's observation and mask were taken from (in Keys a redealt world), and
+    reading them changes nothing in the search."""
+    game = tardis_envs.make(env_id).unwrapped.game
+    roots = random_states(game, 4, seed=3)
+    keys = np.arange(len(roots), dtype=np.int64) + 5
+    network = hashed(game)
+    rows = []
+
+    class Reader:
+        reads_states = True
+
+        def __call__(self, obs, masks, states):
+            for o, m, state in zip(obs, masks, states):
+                assert np.array_equal(game.observation(state, int(state[CURRENT_PLAYER])), o)
+                assert np.array_equal(masks_of(game, state[None])[0], m)
+            rows.append(len(states))
+            return network(obs, masks)
+
+    read = GuidedSearch(game, 12, seed=0).run(roots, Reader(), keys=keys)
+    plain = GuidedSearch(game, 12, seed=0).run(roots, network, keys=keys)
+    assert sum(rows) == 13 * len(roots)
+    assert np.array_equal(read[0], plain[0]) and np.array_equal(read[2], plain[2]) and np.allclose(read[1], plain[1])
+
+
 def test_the_search_of_a_hidden_information_game_redeals_and_never_reads_the_hidden_cards():
     """Time of the Daleks redeals what a Doctor cannot see the same way whatever the hidden
     cards are: two roots that differ only there (twins) give the same search, simulation for

@@ -447,6 +447,13 @@ class GuidedSearch:
     and returns ``float32[n, num_actions]`` priors (summing to 1 over the legal actions)
     and ``float32[n, num_players]`` values counted from the mover.
 
+    An evaluator whose ``reads_states`` attribute is true is called as ``evaluate(observations,
+    masks, states)`` with the leaves' whole game states (``int64[n, state_size]``, the worlds
+    the simulations reached): a measuring instrument's, such as a hand-written evaluation of
+    the whole position standing in for a value network (``benchmarks/leaf_values.py``); in a
+    game with hidden information those states hold what the mover cannot see, so no agent a
+    player could be reads them.
+
     ``clairvoyant=True`` makes an oracle no player can be, a measuring instrument of how much
     luck and hidden information decide a game (``benchmarks/oracle.py``): every simulation
     keeps the root's own generator, so the dice and draws on the line the game will take are
@@ -551,11 +558,15 @@ class GuidedSearch:
         self.gens[:, RNG_COUNTER] = 0
         descend = game.kernels.guided_descend
         shape = (-1, *game.observation_shape)
+        reads_states = bool(getattr(evaluate, "reads_states", False))
         for simulation in range(self.simulations + 1):
             descend(roots, game.tables, self.forest, simulation, active)
             rows = np.flatnonzero(active & ((self.leaf[:, 0] == LEAF_EXPAND) | (self.leaf[:, 0] == LEAF_EVALUATE)))
             if rows.size:
-                priors, values = evaluate(self.obs[rows].reshape(shape), self.masks[rows])
+                if reads_states:  # each leaf's state is its tree's scratch row after the descent
+                    priors, values = evaluate(self.obs[rows].reshape(shape), self.masks[rows], self.scratch[rows])
+                else:
+                    priors, values = evaluate(self.obs[rows].reshape(shape), self.masks[rows])
                 self.priors[rows] = priors
                 self.values[rows] = values
                 self.evaluations += rows.size

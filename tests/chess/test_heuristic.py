@@ -1,6 +1,7 @@
 """The Dr. Who Chess heuristic: it uses the TARDIS (hides a threatened queen,
 travels back in time to undo a blunder) and beats random play."""
 
+import numpy as np
 import pytest
 
 import tardis_envs
@@ -45,6 +46,31 @@ def test_greedy_takes_the_biggest_capture_and_the_search_sees_the_recapture():
     state = position("7k/6pp/4p3/3q4/n7/8/8/3QK3 w - - 0 1", CLASSIC)
     assert best(CLASSIC, state, heuristic.PRESETS["greedy"]) == "d1d5"
     assert best(CLASSIC, state) == "d1a4"
+
+
+def test_search_value_adds_the_capture_search_and_sees_the_mate_a_ply_deep():
+    moves = np.zeros(layout.MAX_MOVES, dtype=np.int64)
+    # black is a knight up, but the knight on a4 hangs: the capture search takes it back
+    state = position("7k/6pp/4p3/3q4/n7/8/8/3QK3 w - - 0 1", CLASSIC)
+    static = heuristic.evaluate(state.copy(), heuristic.DEFAULT_WEIGHTS, moves)
+    captures = heuristic.search_value(state.copy(), CLASSIC.tables, heuristic.DEFAULT_WEIGHTS, 0)
+    assert static < -200 and captures - static > 250, (static, captures)
+    # Ra8 mates: one ply of every move finds it, the capture search alone does not
+    state = position("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", CLASSIC)
+    values = np.zeros(2)
+    heuristic.search_values(np.stack([state, state]), CLASSIC.tables, heuristic.DEFAULT_WEIGHTS, 1, values)
+    assert values.tolist() == [heuristic.MATE - 1] * 2
+    assert abs(heuristic.search_value(state.copy(), CLASSIC.tables, heuristic.DEFAULT_WEIGHTS, 0)) < 1000
+
+
+def test_the_depth3_preset_sees_a_mate_in_two_that_two_plies_do_not():
+    state = position("k7/8/2K5/8/8/8/8/7R w - - 0 1", CLASSIC)  # Kc7 (or Kb6), then the rook mates
+    weights = heuristic.DEFAULT_WEIGHTS
+    assert heuristic.search_value(state.copy(), CLASSIC.tables, weights, 2) < 1000
+    assert heuristic.search_value(state.copy(), CLASSIC.tables, weights, 3) == heuristic.MATE - 3
+    move = best(CLASSIC, state, heuristic.PRESETS["depth3"])
+    play(CLASSIC, state, move)
+    assert heuristic.search_value(state.copy(), CLASSIC.tables, weights, 2) == -(heuristic.MATE - 2), move
 
 
 @pytest.mark.slow

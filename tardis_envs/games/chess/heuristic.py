@@ -24,6 +24,11 @@ material only. The preset ``quick`` is depth 1 plus a 4-ply capture search,
 without mobility: it sees exchanges and hanging pieces but no quiet threats,
 wins 39 of 40 games against ``greedy`` and costs a fraction of a millisecond
 a decision, so it is the Dr. Who Chess baseline's behaviour-cloning teacher.
+The preset ``depth3`` is the default one ply deeper: the yardstick of what
+beats the default (a search that sees every reply to every reply).
+
+:func:`search_value` is the negamax value the search gives a position, which
+``benchmarks/leaf_values.py`` hands the guided search as its leaves' values.
 
 Weights (``DEFAULT_WEIGHTS``, index: meaning): 0-4 pawn, knight, bishop,
 rook and queen values; 5 piece-square scale; 6 mating-drive scale; 7 search
@@ -84,6 +89,7 @@ DEFAULT_WEIGHTS = np.array([100.0, 320.0, 330.0, 500.0, 900.0, 1.0, 1.0, 2.0, 4.
 PRESETS = {
     "greedy": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
     "quick": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 1.0, 1.0, 1.0, 4.0, 0.0]),
+    "depth3": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 1.0, 1.0, 3.0, 4.0, 4.0]),
 }
 
 MATE = 1_000_000.0
@@ -325,6 +331,26 @@ def choose(state, tables, weights):
             best_action = action
             best_tie = tie_key
     return best_action
+
+
+@njit_alloc
+def search_value(state, tables, weights, depth):
+    """The heuristic's negamax value of ``state`` for its side to move, in its points:
+    ``depth`` plies of every action, then the capture search of ``weights`` (depth 0: the
+    capture search alone). ``choose``'s value of its best action at the same depth."""
+    buffers = np.empty((MAX_HEIGHT, STATE_SIZE), dtype=np.int64)
+    masks = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int8)
+    order_buffers = np.empty((MAX_HEIGHT, NUM_ACTIONS + MAX_MOVES), dtype=np.int64)
+    keys = np.empty(NUM_ACTIONS, dtype=np.float64)
+    quiescence = np.int64(weights[W_QUIESCENCE])
+    return _search(state, tables, weights, np.int64(depth), quiescence, -INF, INF, np.int64(1), buffers, masks, order_buffers, keys)
+
+
+@njit_parallel
+def search_values(states, tables, weights, depth, out):
+    """:func:`search_value` of each of ``states`` into ``out``."""
+    for i in prange(states.shape[0]):
+        out[i] = search_value(states[i], tables, weights, depth)
 
 
 @njit_parallel
