@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     import tardis_envs
     from agents import make_agent
     from agents.alphazero import AZAgent, GuidedAgent
-    from agents.tournament import format_table, play_match
+    from agents.tournament import MatchInterrupted, format_table, play_match
     from tardis_envs.core.guided import G_C_SCALE
 
     game = tardis_envs.make(ENV_ID).unwrapped.game
@@ -95,7 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     name = f"{args.prior} prior, heuristic depth {args.depth} leaves, sims={args.sims}"
     opponent = make_agent(args.opponent, game, seed=args.seed + 1)
     started = time.perf_counter()
-    result = play_match(ENV_ID, [agent, opponent], [name, args.opponent], args.games, seed=args.seed)
+    try:
+        result = play_match(ENV_ID, [agent, opponent], [name, args.opponent], args.games, seed=args.seed)
+    except MatchInterrupted as stop:  # Ctrl-C: the games finished so far, said to be partial
+        result = stop.result
+        print(f"interrupted: {result.num_games} of {args.games} games finished")
     print(format_table(result))
     print(f"leaf value tanh(points / {args.scale:g}), Gumbel root c_scale {args.c_scale:g}, {time.perf_counter() - started:.0f} s")
     return 0

@@ -1031,6 +1031,32 @@ def test_the_per_minute_curves_read_opponents_and_team_mates(tmp_path, capsys):
         module["main"]([*runs, "--opponent", "greedy", "--out", str(out)])
 
 
+def test_the_leaf_values_benchmark_values_a_leaf_by_the_chess_heuristics_search(capsys):
+    """``benchmarks/leaf_values.py``: its evaluator's value of a leaf is the squashed search value
+    of the heuristic for the leaf's mover (the other seat the opposite), its priors the given
+    network's or uniform; bad settings are refused by name."""
+    import runpy
+
+    from tardis_envs.games.chess import heuristic
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "leaf_values.py"))
+    game = tardis_envs.make("timelord_chess_v1").unwrapped.game
+    states = random_states(game, 4, seed=2)
+    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
+    masks = masks_of(game, states)
+    leaves = module["HeuristicLeaves"](game, None, depth=0, scale=400.0)
+    priors, values = leaves(obs, masks, states)
+    expected = [np.tanh(heuristic.search_value(s.copy(), game.tables, heuristic.DEFAULT_WEIGHTS, 0) / 400) for s in states]
+    assert np.allclose(values[:, 0], expected, atol=1e-6) and np.allclose(values[:, 1], -values[:, 0])
+    assert np.allclose(priors, masks / masks.sum(axis=1, keepdims=True))
+    network = hashed(game)
+    assert np.allclose(module["HeuristicLeaves"](game, network, depth=0, scale=400.0)(obs, masks, states)[0], network(obs, masks)[0])
+    for flags, named in ((["--depth", "4"], "--depth 4"), (["--games", "3"], "--games 3"), (["--prior", "ppo:baseline"], "--prior")):
+        with pytest.raises(SystemExit):
+            module["main"](flags)
+        assert named in capsys.readouterr().err
+
+
 def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsys):
     """``benchmarks/oracle.py``: the fair search and the oracle on the same seeds; in TARDIS Run
     knowing the coming dice wins clearly more (over 2,000 games 67.4% against 50.7%); a spec
