@@ -34,8 +34,7 @@ class HeuristicLeaves:
     reads_states = True
 
     def __init__(self, game, prior, depth: int, scale: float):
-        from tardis_envs.games.chess import heuristic
-
+        heuristic = game.heuristic
         self.game = game
         self.prior = prior
         self.depth = int(depth)

@@ -1037,10 +1037,9 @@ def test_the_leaf_values_benchmark_values_a_leaf_by_the_chess_heuristics_search(
     network's or uniform; bad settings are refused by name."""
     import runpy
 
-    from tardis_envs.games.chess import heuristic
-
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "leaf_values.py"))
     game = tardis_envs.make("timelord_chess_v1").unwrapped.game
+    heuristic = game.heuristic
     states = random_states(game, 4, seed=2)
     obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
     masks = masks_of(game, states)
