@@ -14,7 +14,8 @@ or uniform over the legal moves).
     python benchmarks/leaf_values.py --sims 32 --depth 2 --games 100 --seed 1000
 
 Chess has no chance: the games differ by the heuristic's seeded tie-breaks and the search's
-own generator, so a few hundred games say what thousands would.
+own generator. The search of 1,024 simulations over capture-search leaves plays 60 games in
+about 55 minutes on one core (results: ``docs/results/az/``).
 """
 
 from __future__ import annotations

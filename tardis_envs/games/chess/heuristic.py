@@ -337,7 +337,7 @@ def choose(state, tables, weights):
 def search_value(state, tables, weights, depth):
     """The heuristic's negamax value of ``state`` for its side to move, in its points:
     ``depth`` plies of every action, then the capture search of ``weights`` (depth 0: the
-    capture search alone). ``choose``'s value of its best action at the same depth."""
+    capture search alone); a mate scores ``MATE`` less the plies from ``state`` to it."""
     buffers = np.empty((MAX_HEIGHT, STATE_SIZE), dtype=np.int64)
     masks = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int8)
     order_buffers = np.empty((MAX_HEIGHT, NUM_ACTIONS + MAX_MOVES), dtype=np.int64)
