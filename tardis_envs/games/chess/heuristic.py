@@ -292,13 +292,22 @@ MAX_HEIGHT = 24
 
 
 @njit_alloc
+def _search_scratch():
+    """What one search writes into: a state, a legal mask and an action list a ply (each with
+    its move-generation area), and the ordering keys."""
+    return (
+        np.empty((MAX_HEIGHT, STATE_SIZE), dtype=np.int64),
+        np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int8),
+        np.empty((MAX_HEIGHT, NUM_ACTIONS + MAX_MOVES), dtype=np.int64),
+        np.empty(NUM_ACTIONS, dtype=np.float64),
+    )
+
+
+@njit_alloc
 def choose(state, tables, weights):
     depth = int(weights[W_DEPTH])
     quiescence = int(weights[W_QUIESCENCE])
-    buffers = np.empty((MAX_HEIGHT, STATE_SIZE), dtype=np.int64)
-    masks = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int8)
-    order_buffers = np.empty((MAX_HEIGHT, NUM_ACTIONS + MAX_MOVES), dtype=np.int64)
-    keys = np.empty(NUM_ACTIONS, dtype=np.float64)
+    buffers, masks, order_buffers, keys = _search_scratch()
     root_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     legal_mask(state, tables, root_mask)
     mover = state[CURRENT_PLAYER]
@@ -338,10 +347,7 @@ def search_value(state, tables, weights, depth):
     """The heuristic's negamax value of ``state`` for its side to move, in its points:
     ``depth`` plies of every action, then the capture search of ``weights`` (depth 0: the
     capture search alone); a mate scores ``MATE`` less the plies from ``state`` to it."""
-    buffers = np.empty((MAX_HEIGHT, STATE_SIZE), dtype=np.int64)
-    masks = np.empty((MAX_HEIGHT, NUM_ACTIONS), dtype=np.int8)
-    order_buffers = np.empty((MAX_HEIGHT, NUM_ACTIONS + MAX_MOVES), dtype=np.int64)
-    keys = np.empty(NUM_ACTIONS, dtype=np.float64)
+    buffers, masks, order_buffers, keys = _search_scratch()
     quiescence = np.int64(weights[W_QUIESCENCE])
     return _search(state, tables, weights, np.int64(depth), quiescence, -INF, INF, np.int64(1), buffers, masks, order_buffers, keys)
 
