@@ -898,6 +898,7 @@ def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
     trainer = AZTrainer(AZConfig.from_dict(tiny), tmp_path / "run", progress=False)
     stats = trainer.run()
     assert stats["learner_samples"] > 0
+    assert stats["learner_samples_per_second"] == pytest.approx(stats["learner_samples"] / trainer.timing["learner"])
     trained, meta = load_checkpoint(tmp_path / "run" / "checkpoints" / "last.zip")
     assert meta["config"]["precision"] == "bf16"
     assert all(w.dtype == torch.float32 for w in trained.state_dict().values())

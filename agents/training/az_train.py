@@ -908,7 +908,7 @@ class AZTrainer:
                 total=config.total_timesteps, initial=self.num_timesteps, unit="decision", mininterval=2, dynamic_ncols=True, bar_format=fmt
             )
         t0 = time.perf_counter()
-        steps0 = self.num_timesteps
+        steps0, samples0 = self.num_timesteps, self.learner_samples
         last_step_seconds = 0.0
 
         def reserve() -> float:
@@ -960,6 +960,9 @@ class AZTrainer:
             "learner_steps_per_second": decisions / elapsed if elapsed > 0 else 0.0,
             "env_steps_per_second": decisions / elapsed if elapsed > 0 else 0.0,
             "learner_samples": self.learner_samples,
+            # the learner's own rate in this run (its samples over its seconds, not the run's),
+            # what benchmarks/az_throughput.py measures of the learner step alone
+            "learner_samples_per_second": (self.learner_samples - samples0) / self.timing["learner"] if self.timing["learner"] > 0 else 0.0,
             "games": self.games_finished,
             "network_evaluations": evaluations,
             "self_play_workers": self.workers if self.actors is not None else 0,
