@@ -873,6 +873,21 @@ def test_self_play_against_a_fixed_opponent_searches_and_records_only_the_learne
     assert SelfPlay(AZConfig.from_dict({"num_envs": 4, "simulations": 2}), selfplay.net, seed=0).pool is None  # the default: itself
 
 
+def test_the_learner_takes_replay_ratio_samples_a_decision_whatever_the_minibatch(tmp_path):
+    """A step's decisions x ``replay_ratio`` (16 duel games: about 64 samples) against a
+    minibatch of 48: the learner takes whole minibatches and keeps the remainder for the next
+    step, so over a run it learns ``replay_ratio`` samples a decision (less the few steps before
+    the first game ends, when there is nothing to learn from), not a minibatch more each step."""
+    from agents.training.az_train import AZConfig, AZTrainer
+
+    tiny = {"env_id": "gallifrey_duel_v1", "total_timesteps": 3000, "num_envs": 16, "simulations": 2, "max_considered": 2}
+    tiny |= {"hidden": 16, "layers": 1, "batch_size": 48, "replay_ratio": 4.0, "eval_games": 2, "eval_every": 100_000, "eval_simulations": 2}
+    stats = AZTrainer(AZConfig.from_dict(tiny), tmp_path / "run", progress=False).run()
+    decisions = stats["num_timesteps"]
+    assert stats["learner_samples"] % 48 == 0
+    assert 3.5 * decisions <= stats["learner_samples"] <= 4 * decisions, (stats["learner_samples"], decisions)
+
+
 def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
     """``precision: bf16``: the evaluator's priors stay distributions over the legal actions
     and within bfloat16's rounding of the float32 ones; a run trains at it and its checkpoint

@@ -766,15 +766,18 @@ class AZTrainer:
             out.write(f"{self.num_timesteps},{self.seconds() / 60:.2f},{r2:.4f},{scored}\n")
 
     # --- self-play and learning ------------------------------------------------------
-    def _learn(self, samples: int) -> None:
+    def _learn(self, minibatches: int) -> int:
+        """``minibatches`` learner steps on minibatches drawn from the buffer; the samples
+        learned (0 while no game has ended)."""
         import torch
 
         config = self.config
         started = time.perf_counter()
-        while samples > 0:
+        learned = 0
+        for _ in range(minibatches):
             batch = self.buffer.sample(self.rng, config.batch_size)
             if batch is None:
-                return
+                break
             obs, masks, index, weight, outcome = batch
             obs_t = torch.from_numpy(self.game.float_observations(obs, self.obs_dtype).reshape(len(obs), -1))
             with autocast(config.precision):
@@ -788,13 +791,14 @@ class AZTrainer:
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             self.optimizer.step()
-            samples -= config.batch_size
+            learned += config.batch_size
             self.learner_samples += config.batch_size
             self.updates += 1
             if self.updates % 50 == 0:
                 self.writer.add_scalar("loss/policy", policy_loss.item(), self.num_timesteps)
                 self.writer.add_scalar("loss/value", value_loss.item(), self.num_timesteps)
         self.timing["learner"] += time.perf_counter() - started
+        return learned
 
     def _values(self, obs: np.ndarray) -> np.ndarray:
         """The network's value for the mover of each of ``obs`` (buffer rows), in float32."""
@@ -920,8 +924,11 @@ class AZTrainer:
                 before = self.num_timesteps
                 self._self_play()
                 if self.pending_samples >= config.batch_size:
-                    self._learn(int(self.pending_samples))
-                    self.pending_samples -= int(self.pending_samples)
+                    # whole minibatches, the remainder kept for the next step: the learner takes
+                    # replay_ratio samples a decision whatever a step's decisions are against the
+                    # minibatch (nothing is kept while no game has ended: nothing to learn from)
+                    learned = self._learn(int(self.pending_samples // config.batch_size))
+                    self.pending_samples = self.pending_samples - learned if learned else 0.0
                     self.weights_ref = None  # the actors' next batches are asked with these weights
                 last_step_seconds = time.perf_counter() - step_started
                 if bar is not None:
