@@ -881,7 +881,15 @@ def test_the_learner_takes_replay_ratio_samples_a_decision_whatever_the_minibatc
     from agents.training.az_train import AZConfig, AZTrainer
 
     tiny = {"env_id": "gallifrey_duel_v1", "total_timesteps": 3000, "num_envs": 16, "simulations": 2, "max_considered": 2}
-    tiny |= {"hidden": 16, "layers": 1, "batch_size": 48, "replay_ratio": 4.0, "eval_games": 2, "eval_every": 100_000, "eval_simulations": 2}
+    tiny |= {
+        "hidden": 16,
+        "layers": 1,
+        "batch_size": 48,
+        "replay_ratio": 4.0,
+        "eval_games": 2,
+        "eval_every": 100_000,
+        "eval_simulations": 2,
+    }
     stats = AZTrainer(AZConfig.from_dict(tiny), tmp_path / "run", progress=False).run()
     decisions = stats["num_timesteps"]
     assert stats["learner_samples"] % 48 == 0

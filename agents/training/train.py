@@ -564,7 +564,11 @@ def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], 
     )
     speed = (
         f"({stats['learner_steps_per_second']:,.0f} decisions/s, {stats.get('learner_samples', 0):,} learner samples"
-        + (f", {stats['learner_samples_per_second']:,.0f} a second of the learner's own time" if "learner_samples_per_second" in stats else "")
+        + (
+            f", {stats['learner_samples_per_second']:,.0f} a second of the learner's own time"
+            if "learner_samples_per_second" in stats
+            else ""
+        )
         + ")"
         if az
         else f"({stats['learner_steps_per_second']:,.0f} learner steps/s, {stats['env_steps_per_second']:,.0f} env steps/s "
