@@ -880,8 +880,12 @@ def test_the_learner_takes_replay_ratio_samples_a_decision_whatever_the_minibatc
     the first game ends, when there is nothing to learn from), not a minibatch more each step."""
     from agents.training.az_train import AZConfig, AZTrainer
 
-    tiny = {"env_id": "gallifrey_duel_v1", "total_timesteps": 3000, "num_envs": 16, "simulations": 2, "max_considered": 2}
-    tiny |= {
+    tiny = {
+        "env_id": "gallifrey_duel_v1",
+        "total_timesteps": 3000,
+        "num_envs": 16,
+        "simulations": 2,
+        "max_considered": 2,
         "hidden": 16,
         "layers": 1,
         "batch_size": 48,
