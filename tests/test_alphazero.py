@@ -710,7 +710,8 @@ def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):
     chance = float(np.mean(1 / masks.sum(axis=1)))
     assert np.mean(network == teacher) > chance + 0.2, (np.mean(network == teacher), chance, record)
     assert load_checkpoint(tmp_path / "run" / "checkpoints" / "last.zip")[1]["warm_start"]["decisions"] == 40_000
-    assert stats["seconds"] >= record["record_seconds"] + record["fit_seconds"]
+    # all three are rounded to 0.1 s, so the sum of two may pass the total by their rounding
+    assert stats["seconds"] >= record["record_seconds"] + record["fit_seconds"] - 0.15
     with pytest.raises(ValueError, match="'bc_explore' must be a number in"):
         AZConfig.from_dict({"bc_explore": 2})
     with pytest.raises(ValueError, match="'bc_dagger_rounds' must be an integer >= 0"):
