@@ -5,17 +5,21 @@ The command line's verbs write their results (``eval --out/--json``, ``train --r
 path that cannot be written before that work starts, in one line that names the flag;
 :func:`write_with_fallback` writes afterwards and, should the write still fail (a disk filled
 up, a folder removed meanwhile), saves to a new file in the working directory and says where.
+A Ctrl-C during such a write waits for the write to finish (:func:`ctrl_c_deferred`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["check_writable", "unused_path", "write_with_fallback"]
+__all__ = ["check_writable", "ctrl_c_deferred", "unused_path", "write_with_fallback"]
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -76,6 +80,27 @@ def unused_path(path: str | Path) -> Path:
     return candidate
 
 
+@contextlib.contextmanager
+def ctrl_c_deferred() -> Iterator[None]:
+    """Holds a Ctrl-C (SIGINT) back until the block ends, then raises it as ``KeyboardInterrupt``.
+    A training run's Ctrl-C saves a checkpoint; one that arrived while a checkpoint was being
+    written broke torch's zip writer, which raised an error of its own instead, and the run ended
+    with a traceback and no interrupted checkpoint. Outside the main thread (where Python
+    receives no signals) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    try:
+        yield
+    finally:
+        # None: the handler was not set from Python (LLVM's, see agents.tournament.rearm_ctrl_c)
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+    if pressed:
+        raise KeyboardInterrupt
+
+
 def write_with_fallback(path: str | Path, write: Callable[[Path], object], fallback_name: str | None = None) -> Path:
     """Call ``write(path)`` (creating missing folders first); returns where the file went.
 
@@ -83,8 +108,13 @@ def write_with_fallback(path: str | Path, write: Callable[[Path], object], fallb
     the working directory (``./<fallback_name or the file's name>``, numbered so that no existing
     file is replaced; the temporary folder if the working directory refuses too), and a line on
     stderr says where. Only if every place refuses does a ``ValueError`` name the path and the reason.
+    A Ctrl-C meanwhile is raised once the file is written.
     """
-    path = Path(path)
+    with ctrl_c_deferred():
+        return _write_with_fallback(Path(path), write, fallback_name)
+
+
+def _write_with_fallback(path: Path, write: Callable[[Path], object], fallback_name: str | None) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write(path)

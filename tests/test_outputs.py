@@ -1,6 +1,8 @@
 """Output paths: refused before the work when unusable, saved elsewhere when a late write fails."""
 
 import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,23 @@ def test_unused_path_numbers_past_existing_files(tmp_path):
     (tmp_path / "x.csv").write_text("")
     (tmp_path / "x-1.csv").write_text("")
     assert unused_path(tmp_path / "x.csv") == tmp_path / "x-2.csv"
+
+
+def test_a_ctrl_c_during_a_write_waits_for_the_file_and_is_raised_after(tmp_path):
+    """SIGINT arriving mid-write: the write finishes whole, then KeyboardInterrupt is raised and
+    the Ctrl-C handler from before the write is back."""
+    target = tmp_path / "checkpoint.bin"
+    before = signal.getsignal(signal.SIGINT)
+
+    def write(path):
+        with open(path, "wb") as out:
+            out.write(b"first half ")
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the signal is delivered here, inside the write
+            out.write(b"second half")
+
+    with pytest.raises(KeyboardInterrupt):
+        write_with_fallback(target, write)
+    assert target.read_bytes() == b"first half second half"
+    assert signal.getsignal(signal.SIGINT) is before
+    assert write_with_fallback(tmp_path / "quiet.bin", lambda p: p.write_bytes(b"x")) == tmp_path / "quiet.bin"
