@@ -36,6 +36,7 @@ import numpy as np
 from tardis_envs.core.guided import GuidedSearch
 from tardis_envs.core.mlp import MLPEvaluator, MLPWeights
 from tardis_envs.core.state import CURRENT_PLAYER
+from tardis_envs.outputs import ctrl_c_deferred, write_with_fallback
 
 from .base import Agent
 from .checkpoint import CheckpointError, check_compatible, model_meta, observation_view, read_meta, write_meta
@@ -187,22 +188,33 @@ class NetEvaluator:
         return priors.numpy(), values if self.columns is None else values[:, self.columns]
 
 
-def save_checkpoint(path: str | Path, net, game, num_timesteps: int, extra: dict[str, Any] | None = None) -> Path:
-    """Write ``net`` and its metadata to ``path`` (through a temporary file beside it, so a
-    crash never leaves half a checkpoint under the name)."""
+def save_checkpoint(
+    path: str | Path, net, game, num_timesteps: int, extra: dict[str, Any] | None = None, members: dict[str, bytes] | None = None
+) -> Path:
+    """Write ``net``, its metadata and any further zip ``members`` (a training run's optimizer
+    state) to ``path``; returns where the file went. The file is written whole under a temporary
+    name beside it and then renamed, so a crash never leaves half a checkpoint under the name; a
+    Ctrl-C meanwhile waits for the file; a run folder that refuses the write (a full disk, a folder
+    removed during the run) sends it to ``./<run>-<name>`` in the working directory instead
+    (:func:`tardis_envs.outputs.write_with_fallback`)."""
     import torch
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    torch.save(net.state_dict(), buffer)
     meta = model_meta(game, num_timesteps, {"algo": "az", "net": dict(net.shape), **(extra or {})})
-    temporary = path.with_name(path.name + ".tmp")
-    with zipfile.ZipFile(temporary, "w") as archive:
-        archive.writestr(MODEL_MEMBER, buffer.getvalue())
-    write_meta(temporary, meta)
-    os.replace(temporary, path)
-    return path
+
+    def write(target: Path) -> None:
+        temporary = target.with_name(target.name + ".tmp")
+        with zipfile.ZipFile(temporary, "w") as archive:
+            archive.writestr(MODEL_MEMBER, weights.getvalue())
+            for name, data in (members or {}).items():
+                archive.writestr(name, data)
+        write_meta(temporary, meta)
+        os.replace(temporary, target)
+
+    with ctrl_c_deferred():  # torch's writer, interrupted, raises its own error in place of the Ctrl-C
+        weights = io.BytesIO()
+        torch.save(net.state_dict(), weights)
+        return write_with_fallback(path, write, fallback_name=f"{path.parent.parent.name}-{path.name}")
 
 
 def load_checkpoint(path: str | Path, game=None):

@@ -395,6 +395,42 @@ def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path, monkeypatch):
     assert isinstance(agent, AZAgent) and agent.search.simulations == 4
 
 
+def test_an_az_checkpoint_written_during_a_ctrl_c_is_whole_and_a_refused_folder_sends_it_to_the_working_directory(tmp_path, monkeypatch):
+    """SIGINT mid-write: the checkpoint is written whole (with its extra members) and the
+    interrupt is raised after it; a run folder that refuses the file sends it to ./<run>-<name>."""
+    import os
+    import signal
+    import time
+
+    import agents.alphazero as alphazero
+
+    game = tardis_envs.make("tardis_run_v0").unwrapped.game
+    net = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players, hidden=8, layers=1)
+    real_write_meta = alphazero.write_meta
+
+    def interrupted_write_meta(path, meta):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the signal is delivered here, between the zip's members and its metadata
+        real_write_meta(path, meta)
+
+    target = tmp_path / "run" / "checkpoints" / "last.zip"
+    with monkeypatch.context() as patch:
+        patch.setattr(alphazero, "write_meta", interrupted_write_meta)
+        with pytest.raises(KeyboardInterrupt):
+            save_checkpoint(target, net, game, 7, members={"az_optimizer.pt": b"state"})
+    assert load_checkpoint(target, game)[1]["num_timesteps"] == 7
+    with zipfile.ZipFile(target) as archive:
+        assert archive.read("az_optimizer.pt") == b"state"
+    assert not target.with_name("last.zip.tmp").exists()
+    # a run folder that is a file now: the checkpoint goes to the working directory
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a folder")
+    monkeypatch.chdir(tmp_path)
+    where = save_checkpoint(blocked / "checkpoints" / "best.zip", net, game, 9)
+    assert where.resolve() == (tmp_path / "blocked-best.zip").resolve()
+    assert load_checkpoint(where, game)[1]["num_timesteps"] == 9
+
+
 def tardis_envs_baseline(env_id):
     from agents.baselines import baseline_path
 
@@ -563,6 +599,27 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     with zipfile.ZipFile(shipped) as archive:
         assert "az_optimizer.pt" not in archive.namelist() and "az_model.pt" in archive.namelist()
     assert load_checkpoint(shipped)[1]["num_timesteps"] == load_checkpoint(best)[1]["num_timesteps"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_an_az_run_with_a_resumable_checkpoint(tmp_path):
+    from agents.training.az_train import OPTIMIZER_MEMBER
+    from tardis_envs.cli import main
+
+    from .helpers import ctrl_c_after_first_evaluation
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text("az: {simulations: 2, eval_simulations: 2, max_considered: 2, hidden: 16, layers: 1, batch_size: 64}\n")
+    run = tmp_path / "run"
+    common = ["train", "tardis_run_v0", "--algo", "az", "--config", str(config), "--run-dir", str(run)]
+    common += ["--eval-games", "4", "--num-envs", "16", "--eval-every", "600", "--no-progress"]
+    ctrl_c_after_first_evaluation([*common, "--timesteps", "100000000"], run, timeout=120)
+    meta = load_checkpoint(run / "checkpoints" / "last.zip")[1]
+    assert meta["interrupted"] is True and meta["num_timesteps"] > 0
+    with zipfile.ZipFile(run / "checkpoints" / "last.zip") as archive:
+        assert OPTIMIZER_MEMBER in archive.namelist()
+    assert main([*common, "--timesteps", str(meta["num_timesteps"] + 600), "--resume"]) == 0
+    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] > meta["num_timesteps"]
 
 
 def test_the_value_fit_is_scored_on_the_games_just_ended():

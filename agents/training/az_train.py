@@ -44,6 +44,7 @@ import yaml
 
 from tardis_envs import env_module, vector
 from tardis_envs.core.guided import GuidedSearch
+from tardis_envs.outputs import ctrl_c_deferred
 
 from .. import make_agent
 from ..alphazero import (
@@ -705,18 +706,21 @@ class AZTrainer:
             "seconds": round(self.seconds(), 1),
             "best_score": None if math.isinf(self.best_score) else self.best_score,
             "warm_start": self.warm,
+            "interrupted": self.interrupted,
         }
 
     def save(self, name: str) -> Path:
+        """Write ``checkpoints/<name>.zip``; ``last`` carries the optimizer state for ``--resume``."""
         import torch
 
-        path = save_checkpoint(self.run_dir / "checkpoints" / f"{name}.zip", self.net, self.game, self.num_timesteps, self._extra())
-        if name == "last":
-            buffer = io.BytesIO()
-            torch.save(self.optimizer.state_dict(), buffer)
-            with zipfile.ZipFile(path, "a") as archive:
-                archive.writestr(OPTIMIZER_MEMBER, buffer.getvalue())
-        return path
+        path = self.run_dir / "checkpoints" / f"{name}.zip"
+        with ctrl_c_deferred():  # a Ctrl-C meanwhile comes after the checkpoint
+            members = {}
+            if name == "last":
+                buffer = io.BytesIO()
+                torch.save(self.optimizer.state_dict(), buffer)
+                members[OPTIMIZER_MEMBER] = buffer.getvalue()
+            return save_checkpoint(path, self.net, self.game, self.num_timesteps, self._extra(), members)
 
     # --- evaluation ----------------------------------------------------------------
     def evaluate(self) -> dict[str, dict]:
