@@ -256,3 +256,20 @@ def test_a_checkpoint_or_report_the_run_folder_refuses_goes_to_the_working_direc
     where = save_checkpoint(Model(), run / "checkpoints" / "last.zip", tiny(), game)
     assert where == tmp_path / "run-last.zip" and read_meta(where)["num_timesteps"] == 7
     assert "saved to" in capsys.readouterr().err
+
+
+def test_the_progress_bar_of_a_timed_run_says_its_limit_and_gives_no_eta_from_the_step_total():
+    import io
+    import math
+
+    from tqdm import tqdm
+
+    from agents.training.train import progress_format
+
+    assert progress_format(math.inf) is None  # no time limit: tqdm's own bar, with its ETA
+    out = io.StringIO()
+    bar = tqdm(total=100_000_000, initial=65_663, unit="decision", file=out, bar_format=progress_format(299.6))
+    bar.close()
+    line = out.getvalue().strip().splitlines()[-1]
+    assert "65663/100000000 [00:00 of at most 5:00]" in line and "<" not in line, line
+    assert "of at most 0:00" in progress_format(-3.0)

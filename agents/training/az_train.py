@@ -64,7 +64,17 @@ from ..checkpoint import CheckpointError
 from ..tournament import play_match, rearm_ctrl_c, team_match
 from .config import check_opponents
 from .selfplay import OpponentPool
-from .train import EVAL_MARGIN, EVAL_SEED, REPORT_SECONDS, append_eval_rows, open_run_dir, read_history, resumable_meta, write_report
+from .train import (
+    EVAL_MARGIN,
+    EVAL_SEED,
+    REPORT_SECONDS,
+    append_eval_rows,
+    open_run_dir,
+    progress_format,
+    read_history,
+    resumable_meta,
+    write_report,
+)
 
 SELF = "self"  # the ``opponents`` key of the games the network plays against itself
 
@@ -911,7 +921,7 @@ class AZTrainer:
         if self.progress:
             from tqdm import tqdm
 
-            fmt = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]" if math.isfinite(deadline) else None
+            fmt = progress_format(deadline - time.perf_counter())
             bar = tqdm(
                 total=config.total_timesteps, initial=self.num_timesteps, unit="decision", mininterval=2, dynamic_ncols=True, bar_format=fmt
             )

@@ -56,6 +56,16 @@ CSV_FIELDS = ["timesteps", "seconds", "opponent", "games", "wins", "draws", "los
 EVAL_MARGIN = 1.25  # the final evaluation may take this much longer than the last one timed
 REPORT_SECONDS = 3.0  # kept free for the last checkpoint, winrate.png, summary.md and stats.json
 
+
+def progress_format(seconds_left: float) -> str | None:
+    """The progress bar's format: with a time limit (``seconds_left`` finite) the step total is
+    only an upper bound, so the bar gives no ETA from it and says how long it may run instead."""
+    if not math.isfinite(seconds_left):
+        return None
+    minutes, seconds = divmod(max(0, round(seconds_left)), 60)
+    return "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed} of at most " + f"{minutes}:{seconds:02d}" + "{postfix}]"
+
+
 RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json", "value_fit.csv")
 """Files a run writes at the top of its folder (both backends)."""
 RUN_CHECKPOINTS = ("last", "best")  # checkpoints/<name>.zip (sb3) or checkpoints/<name>/ (rllib)
@@ -468,15 +478,13 @@ class Trainer:
         if self.progress:
             from tqdm import tqdm
 
-            # with a time limit the step total is only an upper bound: no ETA from it
-            fmt = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]" if math.isfinite(deadline) else None
             bar = tqdm(
                 total=config.total_timesteps,
                 initial=self.model.num_timesteps,
                 unit="step",
                 mininterval=2,
                 dynamic_ncols=True,
-                bar_format=fmt,
+                bar_format=progress_format(deadline - time.perf_counter()),
             )
 
         class Hooks(BaseCallback):
