@@ -240,9 +240,10 @@ def cmd_train(args: argparse.Namespace) -> int:
             f"done: {stats['num_timesteps']:,} learner steps in {stats['seconds']:.0f} s, "
             f"{stats['learner_steps_per_second']:,.0f} learner steps/s ({stats['env_steps_per_second']:,.0f} env steps/s)"
         )
+    width = max([10, *map(len, stats["final"])])  # the opponents' rates in one column
     for name, rec in stats["final"].items():
         print(
-            f"  {trainer.relation} {name:<10} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games"
+            f"  {trainer.relation} {name:<{width}} {100 * rec['win_rate']:5.1f}% [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] over {rec['games']} games"
         )
     names = (
         "best/, last/ (eval --agents rllib:<folder>)"
