@@ -34,7 +34,7 @@ RUN_DIR := runs/main-$(shell date +%Y%m%d-%H%M%S)
 TRAIN_MINUTES ?= 5
 
 run: $(VENV)/.installed-run
-	$(VENV)/bin/tardis-envs train tardis_run_v0 --algo az --init-from baseline --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
+	$(VENV)/bin/tardis-envs train tardis_run_v0 --algo az --config configs/tardis_run/az_sims64.yaml --init-from baseline --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
 	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents az:$(RUN_DIR)/checkpoints/best.zip,ppo:baseline,heuristic,random --games 2000 --out $(RUN_DIR)/eval
 
 # pip installs the extras and the linters run on one core while the suite's kernels compile
