@@ -36,7 +36,7 @@ import numpy as np
 from tardis_envs.core.guided import GuidedSearch
 from tardis_envs.core.mlp import MLPEvaluator, MLPWeights
 from tardis_envs.core.state import CURRENT_PLAYER
-from tardis_envs.outputs import ctrl_c_deferred, write_with_fallback
+from tardis_envs.outputs import write_with_fallback
 
 from .base import Agent
 from .checkpoint import CheckpointError, check_compatible, model_meta, observation_view, read_meta, write_meta
@@ -203,6 +203,10 @@ def save_checkpoint(
     meta = model_meta(game, num_timesteps, {"algo": "az", "net": dict(net.shape), **(extra or {})})
 
     def write(target: Path) -> None:
+        # inside write_with_fallback, which holds a Ctrl-C back: torch's writer, interrupted,
+        # raises an error of its own in place of the Ctrl-C
+        weights = io.BytesIO()
+        torch.save(net.state_dict(), weights)
         temporary = target.with_name(target.name + ".tmp")
         with zipfile.ZipFile(temporary, "w") as archive:
             archive.writestr(MODEL_MEMBER, weights.getvalue())
@@ -211,10 +215,7 @@ def save_checkpoint(
         write_meta(temporary, meta)
         os.replace(temporary, target)
 
-    with ctrl_c_deferred():  # torch's writer, interrupted, raises its own error in place of the Ctrl-C
-        weights = io.BytesIO()
-        torch.save(net.state_dict(), weights)
-        return write_with_fallback(path, write, fallback_name=f"{path.parent.parent.name}-{path.name}")
+    return write_with_fallback(path, write, fallback_name=f"{path.parent.parent.name}-{path.name}")
 
 
 def load_checkpoint(path: str | Path, game=None):
