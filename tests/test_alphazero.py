@@ -623,7 +623,8 @@ def test_ctrl_c_ends_an_az_run_with_a_resumable_checkpoint(tmp_path):
 
 
 def test_the_value_fit_is_scored_on_the_games_just_ended():
-    from agents.training.az_train import ReplayBuffer, ValueFit
+    from agents.training.az_train import ValueFit
+    from agents.training.replay import ReplayBuffer
 
     buffer = ReplayBuffer(16, (3,), np.float32, 4, 2, 4)
     obs = np.arange(18, dtype=np.float32).reshape(6, 3)
@@ -654,7 +655,7 @@ def test_the_buffer_samples_the_ended_games_decisions_uniformly():
     """Whether most rows are ready (drawn from the whole buffer, the unready ones thrown back)
     or few (drawn from the list of ready rows), a sample holds only decisions whose game has
     ended, each about equally often; an overwritten row is not ready until its new game ends."""
-    from agents.training.az_train import ReplayBuffer
+    from agents.training.replay import ReplayBuffer
 
     def buffer_with(episodes, ended):
         buffer = ReplayBuffer(8, (1,), np.float32, 2, 2, 2)
@@ -693,7 +694,8 @@ def test_the_buffer_samples_the_ended_games_decisions_uniformly():
 
 
 def test_the_value_target_mixes_the_outcome_with_the_search_root_value_at_its_share():
-    from agents.training.az_train import AZConfig, ReplayBuffer
+    from agents.training.az_train import AZConfig
+    from agents.training.replay import ReplayBuffer
 
     buffer = ReplayBuffer(4, (1,), np.float32, 2, 2, 2, root_value_share=0.25)
     ones = np.ones((2, 2), dtype=np.int32)
@@ -716,6 +718,72 @@ def test_the_value_target_mixes_the_outcome_with_the_search_root_value_at_its_sh
     for share in (1.5, -0.1, True):
         with pytest.raises(ValueError, match="'root_value_share' must be a number in"):
             AZConfig.from_dict({"root_value_share": share})
+
+
+@pytest.mark.parametrize("env_id", tardis_envs.ENV_IDS)
+def test_a_minibatch_is_the_buffers_rows_as_the_learner_takes_them(env_id):
+    """The compiled sampling pass gives, bit for bit, what numpy makes of the rows it draws:
+    the observations as the game decodes them (compact ones divided by their denominators,
+    chess's packed planes unpacked), the legal masks unpacked, the policy's entries, the
+    outcome with the mover's column mixed with the root value."""
+    from agents.training.replay import ReplayBuffer
+    from tardis_envs import vector
+    from tardis_envs.core.observation import is_packed
+
+    game = tardis_envs.env_module(env_id).Game()
+    vec = vector.make(env_id, 16, seed=3, obs_dtype="packed" if game.packed_plane_kinds is not None else "compact")
+    vec.reset()
+    decode = {"unpack": lambda o: game.float_observations(o, vec.obs_dtype)} if is_packed(vec.obs_dtype) else {}
+    buffer = ReplayBuffer(
+        400,
+        vec.obs.shape[1:],
+        vec.obs.dtype,
+        game.num_actions,
+        game.num_players,
+        8,
+        0.3,
+        denominators=game.observation_denominators,
+        **decode,
+    )
+    rng = np.random.default_rng(0)
+    while buffer.added < 400:
+        n, k = vec.num_envs, buffer.entries
+        buffer.add(
+            vec.obs.copy(),
+            np.packbits(vec.masks, axis=1),
+            rng.integers(0, game.num_actions, (n, k)).astype(np.int32),
+            rng.random((n, k)).astype(np.float32),
+            rng.integers(0, game.num_players, n),
+            buffer.added + np.arange(n),
+            rng.standard_normal(n).astype(np.float32),
+        )
+        vec.step(np.array([rng.choice(np.flatnonzero(legal)) for legal in vec.masks]))
+    buffer.finish(np.arange(400), rng.choice([-1.0, 0.0, 1.0], (400, game.num_players)).astype(np.float32))
+    pick = buffer.draw(np.random.default_rng(1), 300)
+    obs, masks, index, weight, target = buffer.sample(np.random.default_rng(1), 300)
+    assert obs.dtype == np.float32 and obs.shape == (300, int(np.prod(game.observation_shape)))
+    expected = game.float_observations(buffer.obs[pick], vec.obs_dtype).reshape(300, -1)
+    assert np.array_equal(obs.view(np.uint32), expected.view(np.uint32))
+    assert np.array_equal(masks, np.unpackbits(buffer.masks[pick], axis=1, count=game.num_actions).astype(bool))
+    assert index.dtype == np.int64 and np.array_equal(index, buffer.policy_index[pick])
+    assert np.array_equal(weight, buffer.policy_weight[pick])
+    mixed = buffer.outcome[pick]
+    mixed[:, 0] += buffer.root_value_share * (buffer.root_value[pick] - mixed[:, 0])
+    assert np.array_equal(target.view(np.uint32), mixed.view(np.uint32))
+    assert len(set(pick.tolist())) > 150  # rows of many games, not one row over and over
+    with pytest.raises(ValueError, match="denominators: 5 entries for observations of"):
+        ReplayBuffer(4, vec.obs.shape[1:], vec.obs.dtype, game.num_actions, game.num_players, 8, denominators=np.ones(5))
+
+
+def test_the_trainers_allocator_keeps_freed_memory_on_glibc(monkeypatch):
+    import platform
+
+    from agents.training.memory import keep_freed_memory
+
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert keep_freed_memory() is True  # glibc took both settings
+    monkeypatch.setattr(platform, "libc_ver", lambda *a, **k: ("musl", ""))
+    assert keep_freed_memory() is False  # elsewhere nothing is changed
 
 
 def test_a_warm_start_imitates_its_teacher_before_self_play(tmp_path):

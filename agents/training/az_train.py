@@ -8,7 +8,7 @@ all of them (Gumbel root with noise, ``simulations`` simulations, the current ne
 evaluating every leaf of the batch in one call, at ``precision``) chooses the move and gives
 the training target, the search's improved policy. When a game ends, each of its decisions gets the game's outcome per
 seat, counted from that decision's mover (the team's result in Time of the Daleks).
-Decisions go to a replay buffer (observations in the game's compact or packed dtype,
+Decisions go to a replay buffer (:mod:`agents.training.replay`; observations in the game's compact or packed dtype,
 the policy as its ``policy_entries`` largest entries); after every self-play step the
 learner takes ``replay_ratio`` samples per new decision in minibatches (cross-entropy to
 the improved policy, squared error to the outcome, or with ``root_value_share`` to a mix of
@@ -44,6 +44,7 @@ import yaml
 
 from tardis_envs import env_module, vector
 from tardis_envs.core.guided import GuidedSearch
+from tardis_envs.core.observation import is_packed
 from tardis_envs.outputs import ctrl_c_deferred
 
 from .. import make_agent
@@ -63,6 +64,8 @@ from ..alphazero import (
 from ..checkpoint import CheckpointError
 from ..tournament import play_match, rearm_ctrl_c, team_match
 from .config import check_opponents
+from .memory import keep_freed_memory
+from .replay import ReplayBuffer
 from .selfplay import OpponentPool
 from .train import (
     EVAL_MARGIN,
@@ -230,85 +233,6 @@ class AZConfig:
         return {"algo": "az", **asdict(self)}
 
 
-class ReplayBuffer:
-    """The latest ``capacity`` decisions: observation (in the games' own dtype), legal
-    mask (bits), the improved policy's largest entries, the search's root value for the
-    mover, and the outcome by seat counted from the mover (unknown until the game ends: such
-    decisions are not sampled). A sample's value target is the outcome, its mover's column
-    mixed with the root value at ``root_value_share``."""
-
-    def __init__(
-        self, capacity: int, obs_shape: tuple, obs_dtype, num_actions: int, num_players: int, entries: int, root_value_share: float = 0.0
-    ):
-        self.capacity = capacity
-        self.obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
-        self.masks = np.zeros((capacity, (num_actions + 7) // 8), dtype=np.uint8)  # np.packbits of the legal mask
-        self.num_actions = num_actions
-        self.entries = min(entries, num_actions)
-        self.policy_index = np.zeros((capacity, self.entries), dtype=np.int32)
-        self.policy_weight = np.zeros((capacity, self.entries), dtype=np.float32)
-        self.mover = np.zeros(capacity, dtype=np.int64)
-        self.episode = np.full(capacity, -1, dtype=np.int64)
-        self.outcome = np.zeros((capacity, num_players), dtype=np.float32)
-        self.root_value = np.zeros(capacity, dtype=np.float32)
-        self.root_value_share = float(root_value_share)
-        self.ready = np.zeros(capacity, dtype=np.bool_)
-        self.next = 0
-        self.added = 0
-
-    def add(self, obs, masks, policy_index, policy_weight, movers, episodes, root_values=None) -> None:
-        n = len(movers)
-        at = (self.next + np.arange(n)) % self.capacity
-        self.next = int((self.next + n) % self.capacity)
-        self.added += n
-        self.obs[at] = obs
-        self.masks[at] = masks
-        self.policy_index[at] = policy_index
-        self.policy_weight[at] = policy_weight
-        self.mover[at] = movers
-        self.episode[at] = episodes
-        self.root_value[at] = 0.0 if root_values is None else root_values
-        self.ready[at] = False
-
-    def finish(self, episodes: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-        """Games ``episodes`` ended with ``rewards[k]`` by seat: their decisions get the outcome
-        (one pass over the buffer for all the games that ended in a step); the rows they fill."""
-        rows = np.flatnonzero(~self.ready & np.isin(self.episode, episodes))
-        if rows.size == 0:
-            return rows
-        order = np.argsort(episodes)
-        game = order[np.searchsorted(episodes[order], self.episode[rows])]
-        players = rewards.shape[1]
-        seats = (self.mover[rows, None] + np.arange(players)) % players
-        self.outcome[rows] = np.take_along_axis(rewards[game], seats, axis=1)
-        self.ready[rows] = True
-        return rows
-
-    def sample(self, rng: np.random.Generator, size: int):
-        """``size`` decisions drawn uniformly, with replacement, from those whose game has ended
-        (None while there are none)."""
-        ready = np.count_nonzero(self.ready)
-        if ready == 0:
-            return None
-        if 2 * ready >= self.capacity:
-            # Most rows are ready (a full buffer, but for the games in play): rows drawn from
-            # the whole buffer and kept where ready are uniform over the ready ones, without
-            # listing the ready rows (a twentieth of the time at 200,000 rows).
-            pick = np.empty(0, dtype=np.int64)
-            while pick.size < size:
-                drawn = rng.integers(0, self.capacity, size=2 * size)
-                pick = np.concatenate([pick, drawn[self.ready[drawn]]])
-            pick = pick[:size]
-        else:
-            rows = np.flatnonzero(self.ready)
-            pick = rows[rng.integers(0, rows.size, size=size)]
-        masks = np.unpackbits(self.masks[pick], axis=1, count=self.num_actions).astype(bool)
-        target = self.outcome[pick]  # a copy: the outcome stays as the game ended
-        if self.root_value_share:
-            target[:, 0] += self.root_value_share * (self.root_value[pick] - target[:, 0])
-        return self.obs[pick], masks, self.policy_index[pick], self.policy_weight[pick], target
-
-
 class ValueFit:
     """How well the value head predicts games it has not learned from: when games end, before
     the learner has seen any of their decisions, up to ``per_step`` of those decisions are
@@ -470,6 +394,7 @@ class SelfPlayActor:
         import torch
 
         torch.set_num_threads(1)
+        keep_freed_memory()
         config = AZConfig.from_dict(config)
         game = env_module(config.env_id).Game(**config.options)
         self.selfplay = SelfPlay(config, build_net(**shape, game=game), seed, worker, workers)
@@ -545,6 +470,7 @@ class AZTrainer:
         config, game = self.config, self.game
         if config.num_threads:
             torch.set_num_threads(config.num_threads)
+        keep_freed_memory()
         torch.manual_seed(config.seed)
         self.net = build_net(
             int(np.prod(game.observation_shape)), game.num_actions, game.num_players, config.hidden, config.layers, config.head, game=game
@@ -586,6 +512,11 @@ class AZTrainer:
             game.num_players,
             config.policy_entries,
             config.root_value_share,
+            **(
+                {"unpack": lambda obs: game.float_observations(obs, self.obs_dtype)}
+                if is_packed(self.obs_dtype)
+                else {"denominators": game.observation_denominators}
+            ),
         )
         from torch.utils.tensorboard import SummaryWriter
 
@@ -793,12 +724,11 @@ class AZTrainer:
             if batch is None:
                 break
             obs, masks, index, weight, outcome = batch
-            obs_t = torch.from_numpy(self.game.float_observations(obs, self.obs_dtype).reshape(len(obs), -1))
             with autocast(config.precision):
-                logits, values = self.net(obs_t)
+                logits, values = self.net(torch.from_numpy(obs))
             logits, values = logits.float(), values.float()  # the losses in float32 at any precision
             log_policy = torch.log_softmax(masked_logits(logits, torch.from_numpy(masks)), dim=1)
-            picked = torch.gather(log_policy, 1, torch.from_numpy(index.astype(np.int64)))
+            picked = torch.gather(log_policy, 1, torch.from_numpy(index))
             policy_loss = -(torch.from_numpy(weight) * torch.nan_to_num(picked, neginf=0.0)).sum(dim=1).mean()
             value_loss = ((values - torch.from_numpy(outcome)) ** 2).mean()
             loss = policy_loss + config.value_weight * value_loss
