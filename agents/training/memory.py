@@ -7,7 +7,7 @@ mappings and gives the heap's free top back to the system once it passes the tri
 (twice the mmap threshold), so such a step, between the different allocations of self-play,
 faults its pages in afresh. :func:`keep_freed_memory` serves every block under 32 MiB from the
 heap and keeps up to 1 GiB of freed heap for the next step (with the buffer's compiled sampling,
-:mod:`agents.training.replay`, 1.04-1.22x on the learner in a run, most at a minibatch of 2,048:
+:mod:`agents.training.replay`, 1.02-1.25x on the learner in a run, most at a minibatch of 2,048:
 ``docs/results/az/README.md``, Throughput).
 """
 
