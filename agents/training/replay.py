@@ -21,7 +21,7 @@ class ReplayBuffer:
     decisions are not sampled). A sample's value target is the outcome, its mover's column
     mixed with the root value at ``root_value_share``.
 
-    A sample's observations are the network's input, ``float32[size, obs_size]``: stored
+    A sample's observations are the network's input, ``float32[size, input width]``: stored
     observations divided by ``denominators`` (shaped like one observation; default 1, for
     float32 ones) while they are gathered, or packed ones given to ``unpack`` (a batch of
     them to float32, ``Game.float_observations``) after."""
@@ -109,7 +109,7 @@ class ReplayBuffer:
 
     def sample(self, rng: np.random.Generator, size: int):
         """``size`` decisions drawn by :meth:`draw` (None while no game has ended), as the
-        learner takes them: ``(obs float32[size, obs_size], legal bool[size, num_actions],
+        learner takes them: ``(obs float32[size, input width], legal bool[size, num_actions],
         policy index int64[size, entries], policy weight float32, value target float32[size,
         num_players])``."""
         pick = self.draw(rng, size)
