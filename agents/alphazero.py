@@ -49,6 +49,7 @@ SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:consi
 
 
 HEADS = ("mlp", "move_squares")
+ACTIVATIONS = ("relu", "tanh")
 
 
 def build_net(
@@ -60,16 +61,21 @@ def build_net(
     head: str = "mlp",
     square_width: int = 32,
     game=None,
+    activation: str = "relu",
 ):
     """The policy/value network: an MLP trunk, a logit head and a tanh value head. The logit
     head is a linear layer (``head="mlp"``) or, for games whose actions move pieces between
     squares (Dr. Who Chess), :class:`agents.move_squares.MoveSquaresHead` over the trunk and
-    the observation's planes (``head="move_squares"``; ``game`` gives the squares' layout)."""
+    the observation's planes (``head="move_squares"``; ``game`` gives the squares' layout).
+    The trunk's units are ReLUs, or ``activation="tanh"``: the shape of a PPO policy network
+    (stable-baselines3's default), so that one can be copied in (``init_from: ppo:baseline``)."""
     import torch
     from torch import nn
 
     if head not in HEADS:
         raise ValueError(f"network head must be one of {', '.join(HEADS)}, got {head!r}")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"network activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}")
     layout = None
     if head == "move_squares":
         layout = getattr(game, "move_squares_layout", None)
@@ -82,7 +88,7 @@ def build_net(
             sizes = [obs_size] + [hidden] * layers
             trunk: list[nn.Module] = []
             for a, b in zip(sizes[:-1], sizes[1:]):
-                trunk += [nn.Linear(a, b), nn.ReLU()]
+                trunk += [nn.Linear(a, b), nn.Tanh() if activation == "tanh" else nn.ReLU()]
             self.trunk = nn.Sequential(*trunk)
             if layout is None:
                 self.policy: nn.Module = nn.Linear(sizes[-1], num_actions)
@@ -102,6 +108,8 @@ def build_net(
     net.shape = {"obs_size": obs_size, "num_actions": num_actions, "num_players": num_players, "hidden": hidden, "layers": layers}
     if head != "mlp":  # the shape of an MLP network reads as before heads could be chosen
         net.shape.update(head=head, square_width=square_width)
+    if activation != "relu":  # likewise a ReLU network's
+        net.shape.update(activation=activation)
     return net
 
 
@@ -137,13 +145,14 @@ def mlp_weights(net) -> MLPWeights | None:
     if not isinstance(policy, nn.Linear):
         return None
     layers = [m for m in net.trunk if isinstance(m, nn.Linear)]
-    if any(not isinstance(m, (nn.Linear, nn.ReLU)) for m in net.trunk):
+    units = {type(m) for m in net.trunk if not isinstance(m, nn.Linear)}
+    if units not in ({nn.ReLU}, {nn.Tanh}):
         return None
 
     def pair(layer) -> tuple[np.ndarray, np.ndarray]:
         return layer.weight.detach().float().numpy(), layer.bias.detach().float().numpy()
 
-    return MLPWeights.from_layers([pair(m) for m in layers], pair(policy), pair(net.value))
+    return MLPWeights.from_layers([pair(m) for m in layers], pair(policy), pair(net.value), tanh=units == {nn.Tanh})
 
 
 class NetEvaluator:
@@ -248,6 +257,53 @@ def layout_game(meta: dict[str, Any], game=None):
     from tardis_envs import env_module
 
     return env_module(meta["env_id"]).Game(**(meta.get("options") or {}))
+
+
+def copy_ppo_policy(net, spec: str, game) -> dict[str, Any]:
+    """Copy the policy network of a PPO checkpoint (``ppo:baseline`` or ``ppo:<checkpoint.zip>``
+    of ``game``) into ``net``, an MLP network of tanh units of the same widths: its trunk
+    takes the policy's hidden layers, its logit layer the policy's action layer, so that the
+    network alone plays as the policy does (the same logits); its value head is set to 0 (a
+    PPO critic is a second network, not a head on this trunk). Returns the warm start's record;
+    a :class:`CheckpointError` naming what differs if the policy is not of that shape."""
+    import torch
+    from torch import nn
+
+    from .checkpoint import load_model
+
+    rest = spec.split(":", 1)[1] if ":" in spec else spec
+    if rest.lower() == "baseline":
+        from .baselines import baseline_path
+
+        path = baseline_path(game.spec.env_id)
+    else:
+        path = Path(rest)
+    where = f"init_from {spec}: checkpoint {str(path)!r}"
+    model, meta = load_model(path, game)
+    if tuple(meta["observation_shape"]) != tuple(game.observation_shape):
+        raise CheckpointError(f"{where} observes through other options ({meta.get('options')}): train under them to start from it")
+    policy = model.policy
+    extractor = getattr(policy, "mlp_extractor", None)
+    layers = list(getattr(extractor, "policy_net", []))
+    linear = [m for m in layers if isinstance(m, nn.Linear)]
+    units = {type(m).__name__ for m in layers if not isinstance(m, nn.Linear)}
+    action = getattr(policy, "action_net", None)
+    if type(getattr(policy, "features_extractor", None)).__name__ != "FlattenExtractor" or not isinstance(action, nn.Linear) or not linear:
+        raise CheckpointError(f"{where} is not a PPO policy of an MLP over the flat observation and a linear action layer")
+    theirs = f"{len(linear)} x {', '.join(str(m.out_features) for m in linear)} of {'/'.join(sorted(units)) or 'no'} units"
+    ours = f"{net.shape['layers']} x {net.shape['hidden']} of Tanh units"
+    widths_match = all(m.out_features == net.shape["hidden"] for m in linear) and len(linear) == net.shape["layers"]
+    if units != {"Tanh"} or not widths_match or net.shape.get("activation") != "tanh" or not isinstance(net.policy, nn.Linear):
+        raise CheckpointError(f"{where} holds a policy network of {theirs}; the config's network is {ours}: set hidden, layers and 'activation: tanh' to match")
+    with torch.no_grad():
+        for mine, its in zip([m for m in net.trunk if isinstance(m, nn.Linear)], linear):
+            mine.weight.copy_(its.weight)
+            mine.bias.copy_(its.bias)
+        net.policy.weight.copy_(action.weight)
+        net.policy.bias.copy_(action.bias)
+        net.value.weight.zero_()
+        net.value.bias.zero_()
+    return {"init_from": spec, "checkpoint": str(path), "its_decisions": int(meta.get("num_timesteps", 0)), "copied": "policy network"}
 
 
 def checkpoint_file(path: str | Path, game) -> Path:

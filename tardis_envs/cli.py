@@ -146,7 +146,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if az and args.snapshot_every is not None:
         raise ValueError("--snapshot-every is for --algo ppo (az trains on pure self-play)")
     if not az and args.init_from is not None:
-        raise ValueError("--init-from starts --algo az from an az network (PPO's warm start is the config's bc_decisions)")
+        raise ValueError("--init-from starts --algo az from another network (PPO's warm start is the config's bc_decisions)")
     # the config file's train: section holds PPO's settings, its az: section az's
     train = dict(config_data.get("az" if az else "train") or {})
     train.setdefault("env_id", args.env_id)
@@ -669,7 +669,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--init-from",
         metavar="CHECKPOINT",
-        help="az: start from this az checkpoint's network (a .zip, or baseline for the shipped az:baseline) instead of a new one",
+        help="az: start from this az checkpoint's network (a .zip, or baseline for the shipped az:baseline), or copy a PPO "
+        "policy's network (ppo:baseline or ppo:<.zip>; the config's az: section sets activation: tanh) instead of a new one",
     )
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its last checkpoint")
     p.add_argument(

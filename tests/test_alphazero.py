@@ -893,6 +893,68 @@ def test_init_from_starts_self_play_from_an_az_network_and_refuses_what_does_not
         assert not bad.exists()
 
 
+def test_init_from_a_ppo_policy_copies_its_policy_network_and_refuses_another_shape(tmp_path, capsys):
+    """``init_from: ppo:baseline`` copies the PPO policy's hidden layers and action layer into a
+    tanh network: before self-play its logits are the policy's (so the network alone plays
+    ``ppo:baseline``'s moves) and its value is 0; the compiled evaluator gives the same priors;
+    a run records the warm start; a config without tanh units, a network of other widths and a
+    PPO policy of another head (Dr. Who Chess's move squares) are refused in one line."""
+    import torch
+
+    from agents.alphazero import copy_ppo_policy
+    from agents.baselines import baseline_path
+    from agents.training.az_train import AZConfig, AZTrainer
+    from tardis_envs.cli import main
+
+    game = tardis_envs.env_module("time_of_the_daleks_v2").Game()
+    net = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players, 256, 2, activation="tanh")
+    record = copy_ppo_policy(net, "ppo:baseline", game)
+    assert record["checkpoint"] == str(baseline_path("time_of_the_daleks_v2")) and record["its_decisions"] > 0
+    ppo = make_agent("ppo:baseline", game, seed=0)
+    states = random_states(game, 48, seed=5)
+    masks = masks_of(game, states)
+    observations = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states])
+    with torch.no_grad():
+        seen = torch.from_numpy(observations.astype(np.float32))
+        theirs = ppo.policy.get_distribution(seen, action_masks=masks.astype(bool)).distribution.probs.numpy()
+    priors, values = NetEvaluator(net)(observations, masks)
+    np.testing.assert_allclose(priors, theirs, atol=1e-5)
+    assert not values.any()
+    compiled_priors, _ = NetEvaluator(net, compiled=True)(observations, masks)
+    np.testing.assert_allclose(compiled_priors, theirs, atol=1e-5)
+    alone = AZAgent(game, net, net_only=True)
+    np.testing.assert_array_equal(alone.act_batch(states, observations, masks), ppo.act_batch(states, observations, masks))
+
+    tiny = {"simulations": 2, "eval_simulations": 2, "max_considered": 2, "num_envs": 16, "eval_games": 2, "eval_every": 100_000}
+    tiny |= {"init_from": "ppo:baseline", "activation": "tanh", "total_timesteps": 40}
+    run = tmp_path / "run"
+    assert AZTrainer(AZConfig.from_dict(tiny), run, progress=False).run()["num_timesteps"] >= 40
+    assert "warm start: the policy network of" in capsys.readouterr().out
+    _, meta = load_checkpoint(run / "checkpoints" / "last.zip")
+    assert meta["warm_start"]["init_from"] == "ppo:baseline" and meta["net"]["activation"] == "tanh"
+
+    with pytest.raises(ValueError, match="set 'activation: tanh' and 'head: mlp'"):
+        AZConfig.from_dict({"init_from": "ppo:baseline"})
+    with pytest.raises(ValueError, match="'activation' must be one of relu, tanh, got 'gelu'"):
+        AZConfig.from_dict({"activation": "gelu"})
+    settings = "az: {simulations: 2, max_considered: 2, num_envs: 16, eval_games: 2, activation: tanh, hidden: 128}\n"
+    common = ["--algo", "az", "--timesteps", "40", "--no-progress", "--init-from", "ppo:baseline"]
+    for env_id, options, message in (
+        ("tardis_run_v0", "", "holds a policy network of 2 x 256, 256 of Tanh units; the config's network is 2 x 128 of Tanh units"),
+        (
+            "timelord_chess_v1",
+            "options: {threat_planes: true, history_planes: 0}\n",  # the chess ppo:baseline's observation
+            "is not a PPO policy of an MLP over the flat observation and a linear action layer",
+        ),
+    ):
+        bad, config = tmp_path / env_id, tmp_path / f"{env_id}.yaml"
+        config.write_text(options + settings)
+        assert main(["train", env_id, *common, "--config", str(config), "--run-dir", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+        assert not bad.exists()
+
+
 @pytest.mark.parametrize("head", ["mlp", "move_squares"])
 def test_a_network_trained_under_other_observation_options_plays_the_default_game(head, tmp_path):
     """Dr. Who Chess's az recipe observes with threat planes and no history; the trained network
@@ -1061,17 +1123,17 @@ def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
         NetEvaluator(net, "half")
 
 
-@pytest.mark.parametrize("layers", [1, 3])
-def test_the_compiled_evaluator_computes_the_torch_network(layers):
+@pytest.mark.parametrize("layers, activation", [(1, "relu"), (3, "relu"), (2, "tanh")])
+def test_the_compiled_evaluator_computes_the_torch_network(layers, activation):
     """The compiled MLP kernel (tardis_envs.core.mlp) gives torch's priors and values to float
-    rounding, for trunks of one layer and of three, with seats mapped as in torch; a row
-    without a legal action gets no prior; a network of the move-squares head, or bf16, stays
-    in torch; an agent evaluates with the kernel on the weights it was made with."""
+    rounding, for trunks of one layer and of three, of ReLU or tanh units, with seats mapped as
+    in torch; a row without a legal action gets no prior; a network of the move-squares head,
+    or bf16, stays in torch; an agent evaluates with the kernel on the weights it was made with."""
     import torch
 
     game = tardis_envs.env_module("keys_to_the_tardis_v0").Game(num_players=3)
     torch.manual_seed(layers)
-    net = build_net(int(np.prod(game.observation_shape)), game.num_actions, 2, 48, layers)
+    net = build_net(int(np.prod(game.observation_shape)), game.num_actions, 2, 48, layers, activation=activation)
     states = random_states(game, 64, seed=layers)
     masks = masks_of(game, states)
     masks[5] = 0

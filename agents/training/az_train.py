@@ -49,6 +49,7 @@ from tardis_envs.outputs import ctrl_c_deferred
 
 from .. import make_agent
 from ..alphazero import (
+    ACTIVATIONS,
     HEADS,
     OPTIMIZER_MEMBER,
     PRECISIONS,
@@ -57,6 +58,7 @@ from ..alphazero import (
     autocast,
     build_net,
     checkpoint_file,
+    copy_ppo_policy,
     load_checkpoint,
     masked_logits,
     save_checkpoint,
@@ -114,6 +116,9 @@ class AZConfig:
     """The network's policy head: ``mlp`` (a linear layer over the trunk) or ``move_squares``
     (Dr. Who Chess: each move also scored at its from and to squares, :mod:`agents.move_squares`,
     the head of the chess ``ppo:baseline``)."""
+    activation: str = "relu"
+    """The trunk's units: ``relu``, or ``tanh`` (the units of a PPO policy network, which
+    ``init_from: ppo:baseline`` copies)."""
     learning_rate: float = 1e-3
     """Adam step size."""
     weight_decay: float = 1e-4
@@ -148,9 +153,13 @@ class AZConfig:
     autocast; the weights and checkpoints stay float32), faster only where the processor has
     bfloat16 units (``benchmarks/az_throughput.py`` measures both)."""
     init_from: str = ""
-    """Warm start from an ``az`` checkpoint's network before self-play: a checkpoint file, or
-    ``baseline`` for the game's shipped ``az:baseline`` ("": none). Its shape must be the
-    config's ``hidden`` x ``layers``; the run counts its decisions from 0."""
+    """Warm start from another network before self-play ("": none): an ``az`` checkpoint file,
+    or ``baseline`` for the game's shipped ``az:baseline``, whose shape must be the config's
+    ``hidden`` x ``layers``; or a PPO policy, ``ppo:baseline`` or ``ppo:<checkpoint.zip>``,
+    whose policy network (trunk and logit layer) is copied in, so that the network alone
+    starts by playing as that policy does: its layers must be the config's ``hidden`` x
+    ``layers`` with ``activation: tanh``, and the value head starts at 0 (a PPO critic is a
+    network of its own). The run counts its decisions from 0."""
     bc_decisions: int = 0
     """Warm start: decisions of ``bc_teacher``'s play the network imitates before self-play (0: none)."""
     bc_teacher: str = "heuristic"
@@ -215,8 +224,15 @@ class AZConfig:
             raise ValueError(f"{where}: 'head' move_squares needs a game whose actions move pieces between squares, not {self.env_id}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"{where}: 'precision' must be one of {', '.join(PRECISIONS)}, got {self.precision!r}")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"{where}: 'activation' must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}")
         if not isinstance(self.init_from, str):
-            raise ValueError(f"{where}: 'init_from' must be a checkpoint file or 'baseline', got {self.init_from!r}")
+            raise ValueError(f"{where}: 'init_from' must be a checkpoint file, 'baseline' or 'ppo:baseline', got {self.init_from!r}")
+        if self.init_from.lower().startswith("ppo:") and (self.head != "mlp" or self.activation != "tanh"):
+            raise ValueError(
+                f"{where}: 'init_from' {self.init_from} copies a PPO policy network of tanh units and a linear logit layer: "
+                f"set 'activation: tanh' and 'head: mlp' (got {self.activation!r}, {self.head!r})"
+            )
         if self.init_from and self.bc_decisions:
             raise ValueError(f"{where}: 'init_from' and 'bc_decisions' are two warm starts: give one")
         if not isinstance(self.bc_teacher, str) or not self.bc_teacher.strip():
@@ -473,7 +489,14 @@ class AZTrainer:
         keep_freed_memory()
         torch.manual_seed(config.seed)
         self.net = build_net(
-            int(np.prod(game.observation_shape)), game.num_actions, game.num_players, config.hidden, config.layers, config.head, game=game
+            int(np.prod(game.observation_shape)),
+            game.num_actions,
+            game.num_players,
+            config.hidden,
+            config.layers,
+            config.head,
+            game=game,
+            activation=config.activation,
         )
         self.optimizer = learner_optimizer(self.net, config)
         if self.resume:
@@ -526,6 +549,14 @@ class AZTrainer:
     def _init_from(self) -> None:
         """Warm start from ``init_from``'s network: its weights, a fresh optimizer."""
         config, game = self.config, self.game
+        if config.init_from.lower().startswith("ppo:"):
+            self.warm = copy_ppo_policy(self.net, config.init_from, game)
+            print(
+                f"warm start: the policy network of {self.warm['checkpoint']} ({self.warm['its_decisions']:,} PPO decisions), "
+                "the value head at 0",
+                flush=True,
+            )
+            return
         path = checkpoint_file(config.init_from, game)
         where = f"init_from: checkpoint {str(path)!r}"
         net, meta = load_checkpoint(path, game)

@@ -1,13 +1,14 @@
 """A policy/value MLP compiled as a kernel: the guided search's evaluator without torch.
 
 The network is the one ``agents.alphazero.build_net`` makes with its linear logit head
-(``head="mlp"``): ``layers`` ReLU layers of ``hidden`` units, a logit layer and a tanh value
-layer. :func:`mlp_evaluate` computes what torch computes for it (float32, up to the order of
-the sums) with the work a search leaf needs and no more:
+(``head="mlp"``): ``layers`` ReLU (or tanh) layers of ``hidden`` units, a logit layer and a
+tanh value layer. :func:`mlp_evaluate` computes what torch computes for it (float32, up to the
+order of the sums) with the work a search leaf needs and no more:
 
 - the first layer adds only the weight rows of the observation's non-zero entries (a Keys
   to the TARDIS observation has a few dozen of its 1,167; its weights are stored input-major
-  for this), and every later layer likewise skips the units the ReLU zeroed;
+  for this), and every later layer likewise skips the units that are zero (all a ReLU
+  zeroed);
 - the logits are computed for the legal actions only (a handful of Keys's 421) and the
   priors are their softmax, zero elsewhere.
 
@@ -37,11 +38,13 @@ class MLPWeights(NamedTuple):
     policy_bias: np.ndarray  # [actions]
     value: np.ndarray  # [players, hidden]
     value_bias: np.ndarray  # [players]
+    tanh: bool = False  # the trunk's units: tanh, else ReLU
 
     @classmethod
-    def from_layers(cls, trunk: list[tuple[np.ndarray, np.ndarray]], policy, value) -> "MLPWeights":
+    def from_layers(cls, trunk: list[tuple[np.ndarray, np.ndarray]], policy, value, tanh: bool = False) -> "MLPWeights":
         """From ``(weight, bias)`` pairs in torch's ``nn.Linear`` layout (``weight[out, in]``):
-        the trunk's layers in order, then the logit and the value layer."""
+        the trunk's layers in order, then the logit and the value layer; ``tanh`` for a trunk
+        of tanh units."""
         if not trunk:
             raise ValueError("an MLP evaluator needs at least one trunk layer")
         width = trunk[0][0].shape[0]
@@ -61,15 +64,16 @@ class MLPWeights(NamedTuple):
             policy_bias=f32(policy[1]),
             value=f32(value[0]),
             value_bias=f32(value[1]),
+            tanh=bool(tanh),
         )
 
 
 @njit_parallel_fastmath
-def mlp_evaluate(obs, masks, first, first_bias, hidden, hidden_bias, policy, policy_bias, value, value_bias, units, priors, values):
+def mlp_evaluate(obs, masks, first, first_bias, hidden, hidden_bias, policy, policy_bias, value, value_bias, tanh, units, priors, values):
     """Priors (softmax of the logits over each row's legal actions, 0 elsewhere; all 0 for a
     row without one) and tanh values of ``obs`` (``float32[n, observation size]``) under
-    ``masks`` (``int8[n, actions]``), written into ``priors`` and ``values``. ``units``
-    (``float32[n, 2, hidden]``) is scratch."""
+    ``masks`` (``int8[n, actions]``), written into ``priors`` and ``values``; the trunk's
+    units are tanh where ``tanh``, else ReLU. ``units`` (``float32[n, 2, hidden]``) is scratch."""
     width = first_bias.shape[0]
     for i in prange(obs.shape[0]):
         h = units[i, 0]
@@ -84,7 +88,7 @@ def mlp_evaluate(obs, masks, first, first_bias, hidden, hidden_bias, policy, pol
                 for j in range(width):
                     h[j] += v * row[j]
         for j in range(width):
-            h[j] = max(h[j], 0.0)
+            h[j] = np.tanh(h[j]) if tanh else max(h[j], 0.0)
         for layer in range(hidden.shape[0]):
             bias = hidden_bias[layer]
             for j in range(width):
@@ -96,7 +100,7 @@ def mlp_evaluate(obs, masks, first, first_bias, hidden, hidden_bias, policy, pol
                     for j in range(width):
                         g[j] += v * row[j]
             for j in range(width):
-                h[j] = max(g[j], 0.0)
+                h[j] = np.tanh(g[j]) if tanh else max(g[j], 0.0)
         out = priors[i]
         mask = masks[i]
         top = -np.inf
