@@ -294,7 +294,9 @@ def copy_ppo_policy(net, spec: str, game) -> dict[str, Any]:
     ours = f"{net.shape['layers']} x {net.shape['hidden']} of Tanh units"
     widths_match = all(m.out_features == net.shape["hidden"] for m in linear) and len(linear) == net.shape["layers"]
     if units != {"Tanh"} or not widths_match or net.shape.get("activation") != "tanh" or not isinstance(net.policy, nn.Linear):
-        raise CheckpointError(f"{where} holds a policy network of {theirs}; the config's network is {ours}: set hidden, layers and 'activation: tanh' to match")
+        raise CheckpointError(
+            f"{where} holds a policy network of {theirs}; the config's network is {ours}: set hidden, layers and 'activation: tanh' to match"
+        )
     with torch.no_grad():
         for mine, its in zip([m for m in net.trunk if isinstance(m, nn.Linear)], linear):
             mine.weight.copy_(its.weight)
