@@ -43,13 +43,10 @@ def make_agent(spec: str, game, seed: int | None = None) -> Agent:
 
         return AZAgent.from_spec(rest, game, seed=seed)
     if kind.lower().startswith("ppo:"):
+        from .baselines import ppo_checkpoint_path
         from .policy_agent import PolicyAgent
 
-        if kind.lower() == "ppo:baseline":
-            from .baselines import baseline_path
-
-            return PolicyAgent.from_checkpoint(baseline_path(game.spec.env_id), game, seed=seed)
-        return PolicyAgent.from_checkpoint(kind[4:], game, seed=seed)
+        return PolicyAgent.from_checkpoint(ppo_checkpoint_path(kind, game.spec.env_id), game, seed=seed)
     if kind.lower().startswith("rllib:"):
         try:
             from .rllib_agent import RLlibPolicyAgent

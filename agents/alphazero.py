@@ -269,15 +269,10 @@ def copy_ppo_policy(net, spec: str, game) -> dict[str, Any]:
     import torch
     from torch import nn
 
+    from .baselines import ppo_checkpoint_path
     from .checkpoint import load_model
 
-    rest = spec.split(":", 1)[1] if ":" in spec else spec
-    if rest.lower() == "baseline":
-        from .baselines import baseline_path
-
-        path = baseline_path(game.spec.env_id)
-    else:
-        path = Path(rest)
+    path = ppo_checkpoint_path(spec, game.spec.env_id)
     where = f"init_from {spec}: checkpoint {str(path)!r}"
     model, meta = load_model(path, game)
     if tuple(meta["observation_shape"]) != tuple(game.observation_shape):

@@ -50,6 +50,13 @@ def baseline_path(env_id: str) -> Path:
     return path
 
 
+def ppo_checkpoint_path(spec: str, env_id: str) -> Path:
+    """The checkpoint a ``ppo:`` agent spec names: ``ppo:baseline`` is ``env_id``'s shipped one,
+    ``ppo:<checkpoint.zip>`` that file."""
+    rest = spec.split(":", 1)[1] if ":" in spec else spec
+    return baseline_path(env_id) if rest.lower() == "baseline" else Path(rest)
+
+
 def az_available() -> list[str]:
     """The env ids that have a shipped ``az:baseline`` (``az/<env_id>.zip`` here)."""
     return sorted(p.stem for p in (folder() / "az").glob("*.zip"))

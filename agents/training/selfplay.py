@@ -75,9 +75,9 @@ class OpponentPool:
             if key.startswith("ppo:") and weights[key] > 0:
                 # a fixed learned opponent (``ppo:baseline``, ``ppo:<checkpoint.zip>``), sampling its moves
                 # like the snapshots do
-                from ..baselines import SPEC, baseline_path
+                from ..baselines import ppo_checkpoint_path
 
-                path = baseline_path(game.spec.env_id) if key == SPEC else key[4:]
+                path = ppo_checkpoint_path(key, game.spec.env_id)
                 self._add(PolicyAgent.from_checkpoint(path, game, deterministic=False), key, key)
             if key.startswith("az:") and weights[key] > 0:
                 # a guided-search opponent (``az:baseline``, ``az:<checkpoint.zip>[:sims=N]``)
