@@ -1295,6 +1295,40 @@ def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsy
         assert message in capsys.readouterr().err
 
 
+def test_the_mixed_player_benchmark_plays_the_strong_move_at_its_share(capsys):
+    """``benchmarks/mixed_player.py``: at share 1 the player makes the strong agent's move in
+    every game, at 0 the weak one's, in between each move is one of the two and both occur;
+    a share outside [0, 1] and a game count the seats cannot share are refused by name."""
+    import runpy
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "mixed_player.py"))
+    game = tardis_envs.make("tardis_run_v0").unwrapped.game
+    states = random_states(game, 300, seed=4)
+    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
+    masks = masks_of(game, states)
+    strong, weak = make_agent("heuristic", game, seed=0), make_agent("random", game, seed=1)
+    expected_strong = strong.act_batch(states, obs, masks)
+    mixed = {share: module["MixedPlayer"](game, strong, make_agent("random", game, seed=1), share, seed=2) for share in (0.0, 0.5, 1.0)}
+    assert np.array_equal(mixed[1.0].act_batch(states, obs, masks), expected_strong)
+    expected_weak = weak.act_batch(states, obs, masks)
+    assert np.array_equal(mixed[0.0].act_batch(states, obs, masks), expected_weak)
+    half = mixed[0.5].act_batch(states, obs, masks)
+    differ = expected_strong != expected_weak  # the same random agent's draws: mixed[0.5]'s weak is seeded alike
+    assert np.all((half == expected_strong) | (half == expected_weak))
+    assert 0 < np.count_nonzero(half[differ] == expected_strong[differ]) < np.count_nonzero(differ)
+    with pytest.raises(ValueError, match="share must be in"):
+        module["MixedPlayer"](game, strong, weak, 1.5)
+    assert module["main"](["tardis_run_v0", "heuristic", "random", "random", "--share", "1", "--games", "20"]) == 0
+    assert "heuristic 1 / random" in capsys.readouterr().out
+    for argv, message in (
+        (["tardis_run_v0", "heuristic", "random", "random", "--share", "-0.1"], "--share -0.1"),
+        (["tardis_run_v0", "heuristic", "random", "random", "--share", "0.5", "--games", "3"], "positive multiple"),
+    ):
+        with pytest.raises(SystemExit):
+            module["main"](argv)
+        assert message in capsys.readouterr().err
+
+
 def test_the_move_time_benchmark_times_a_game_of_three_and_refuses_an_unknown_option(monkeypatch, capsys):
     """``benchmarks/move_time.py``: ``--num-players 3`` times the network ``az:baseline`` loads in
     Keys games of three; a player count in a game without one is refused in one line."""
