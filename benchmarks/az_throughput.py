@@ -4,7 +4,8 @@ For each game, at each precision training runs (``AZConfig.precision``: fp32, an
 through torch's CPU autocast): self-play decisions/s (guided search over ``--games`` games
 at once with ``--sims`` simulations, an untrained network of the training default shape),
 network evaluations/s inside that search and the share of its time in the network, learner
-samples/s (forward, backward and the learner's fused AdamW step on minibatches of ``--batch``;
+samples/s (the training run's own step, :func:`~agents.training.az_train.learner_step`: its loss,
+backward and fused AdamW step on a fixed minibatch of ``--batch`` positions of the self-play games;
 beside it, in turns, AdamW's per-tensor loop, as the speed-up of the fused step), and the
 network's achieved FLOP/s in inference (batch of ``--games``) and training, each as a share of the same type's matrix-multiply peak of this machine, measured once
 at the start of the run (the best ``x @ W.T``, as a layer multiplies, of square matrices of 512, 1024 and 2048, same thread count; both
@@ -29,7 +30,7 @@ import torch
 
 import tardis_envs
 from agents.alphazero import PRECISIONS, NetEvaluator, autocast, build_net
-from agents.training.az_train import AZConfig, learner_optimizer
+from agents.training.az_train import AZConfig, learner_optimizer, learner_step, top_entries
 from tardis_envs import vector
 from tardis_envs.core.guided import GuidedSearch
 
@@ -67,6 +68,21 @@ def net_flops(shape: dict) -> tuple[int, int]:
     trunk = sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))
     forward = 2 * (trunk + sizes[-1] * (shape["num_actions"] + shape["num_players"]))
     return forward, 3 * forward - 2 * sizes[0] * sizes[1]
+
+
+def learner_minibatch(vec, size: int, entries: int, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """A minibatch of ``size`` rows as the replay buffer gives the learner, from the positions of
+    ``vec``'s games (repeated): their observations and legal actions, as the policy target the
+    ``entries`` largest of a random distribution over each position's legal actions, and random
+    outcomes of +-1 as the value target."""
+    rng = np.random.default_rng(seed)
+    rows = np.arange(size) % vec.num_envs
+    obs = vec.float_observations().reshape(vec.num_envs, -1)[rows]
+    masks = vec.masks[rows].astype(bool)
+    policy = rng.random(masks.shape) * masks
+    index, weight = top_entries(policy, min(entries, masks.shape[1]))
+    outcome = rng.choice(np.array([-1.0, 1.0], np.float32), size=(size, vec.game.num_players))
+    return np.ascontiguousarray(obs), masks, index.astype(np.int64), weight, outcome
 
 
 def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peaks: dict[str, float]) -> dict:
@@ -121,7 +137,7 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
             continue
 
         obs = torch.from_numpy(vec.float_observations().reshape(games, -1).copy())
-        big = obs.repeat((batch + games - 1) // games, 1)[:batch]
+        minibatch = learner_minibatch(vec, batch, AZConfig().policy_entries)
         model = build_net(int(np.prod(game.observation_shape)), game.num_actions, game.num_players)
         config = AZConfig()
         optimizers = {  # the learner's fused step, and AdamW's per-tensor loop it replaces
@@ -134,12 +150,7 @@ def measure(env_id: str, games: int, sims: int, batch: int, seconds: float, peak
                 model(obs)
 
         def train_step(optimizer):
-            with autocast(precision):
-                logits, values = model(big)
-            loss = logits.float().logsumexp(dim=1).mean() + values.float().pow(2).mean()
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
+            learner_step(model, optimizer, minibatch, precision, config.value_weight)
 
         inference = timed(infer, seconds / 2) * games
         rates: dict[str, list[float]] = {"fused": [], "loop": []}

@@ -1061,11 +1061,12 @@ def test_self_play_against_a_fixed_opponent_searches_and_records_only_the_learne
     assert SelfPlay(AZConfig.from_dict({"num_envs": 4, "simulations": 2}), selfplay.net, seed=0).pool is None  # the default: itself
 
 
-def test_the_learner_takes_replay_ratio_samples_a_decision_whatever_the_minibatch(tmp_path):
+def test_the_learner_takes_replay_ratio_samples_a_decision_whatever_the_minibatch_or_burst(tmp_path):
     """A step's decisions x ``replay_ratio`` (16 duel games: about 64 samples) against a
     minibatch of 48: the learner takes whole minibatches and keeps the remainder for the next
     step, so over a run it learns ``replay_ratio`` samples a decision (less the few steps before
-    the first game ends, when there is nothing to learn from), not a minibatch more each step."""
+    the first game ends, when there is nothing to learn from), not a minibatch more each step;
+    with ``learner_burst`` it waits for that many minibatches and takes them in a row."""
     from agents.training.az_train import AZConfig, AZTrainer
 
     tiny = {
@@ -1086,6 +1087,19 @@ def test_the_learner_takes_replay_ratio_samples_a_decision_whatever_the_minibatc
     decisions = stats["num_timesteps"]
     assert stats["learner_samples"] % 48 == 0
     assert 3.5 * decisions <= stats["learner_samples"] <= 4 * decisions, (stats["learner_samples"], decisions)
+
+    # learner_burst: 5 minibatches or more at a time, the same samples a decision
+    trainer = AZTrainer(AZConfig.from_dict(tiny | {"learner_burst": 5}), tmp_path / "burst", progress=False)
+    learn, bursts = trainer._learn, []
+    trainer._learn = lambda minibatches: bursts.append(minibatches) or learn(minibatches)
+    stats = trainer.run()
+    decisions = stats["num_timesteps"]
+    assert len(bursts) > 10 and min(bursts) >= 5, bursts
+    assert stats["learner_samples"] == 48 * sum(bursts)
+    assert 3.3 * decisions <= stats["learner_samples"] <= 4 * decisions, (stats["learner_samples"], decisions)
+    for burst in (0, 2.5, True):
+        with pytest.raises(ValueError, match="'learner_burst' must be a positive integer"):
+            AZConfig.from_dict({"learner_burst": burst})
 
 
 def test_bf16_evaluates_as_fp32_within_its_rounding_and_trains(tmp_path):
@@ -1188,6 +1202,39 @@ def test_the_throughput_benchmark_counts_the_flops_torch_counts():
         logits, values = net(obs)
         (logits.sum() + values.sum()).backward()
     assert [4 * n for n in module["net_flops"](net.shape)] == [forward.get_total_flops(), training.get_total_flops()]
+
+
+def test_the_throughput_benchmark_times_the_learners_own_step_on_a_minibatch_shaped_as_the_buffers():
+    """The benchmark's minibatch has the replay buffer's dtypes and shapes, targets on legal
+    actions only and summing to 1, and the training run's :func:`learner_step` learns it."""
+    import runpy
+
+    from agents.training.az_train import AZConfig, learner_optimizer, learner_step
+    from agents.training.replay import ReplayBuffer
+    from tardis_envs import vector
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "az_throughput.py"))
+    vec = vector.make("keys_to_the_tardis_v0", 5, seed=0)
+    vec.reset()
+    game = vec.game
+    batch = module["learner_minibatch"](vec, 12, 4)
+    obs_size = int(np.prod(game.observation_shape))
+    buffer = ReplayBuffer(12, (obs_size,), np.float32, game.num_actions, game.num_players, 4)
+    ones = np.ones((12, 4), dtype=np.int32)
+    buffer.add(batch[0], np.packbits(batch[1], axis=1), ones, ones.astype(np.float32), np.zeros(12, np.int64), np.ones(12, np.int64))
+    buffer.finish(np.array([1]), np.zeros((1, game.num_players), np.float32))
+    sampled = buffer.sample(np.random.default_rng(0), 12)
+    assert [(a.dtype, a.shape) for a in batch] == [(a.dtype, a.shape) for a in sampled]
+    obs, masks, index, weight, outcome = batch
+    assert np.array_equal(masks[5:10], masks[:5]) and masks.any(axis=1).all()
+    assert np.take_along_axis(masks, index, axis=1)[weight > 0].all()
+    assert np.allclose(weight.sum(axis=1), 1) and set(np.unique(outcome)) <= {-1.0, 1.0}
+    net = build_net(obs_size, game.num_actions, game.num_players, hidden=16, layers=1)
+    optimizer = learner_optimizer(net, AZConfig())
+    first = [loss.item() for loss in learner_step(net, optimizer, batch, "fp32", 1.0)]
+    for _ in range(50):
+        last = [loss.item() for loss in learner_step(net, optimizer, batch, "fp32", 1.0)]
+    assert last[0] < first[0] and last[1] < first[1], (first, last)
 
 
 def test_the_learners_fused_adamw_steps_as_the_loop_and_a_resumed_run_keeps_it():

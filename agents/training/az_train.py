@@ -127,6 +127,12 @@ class AZConfig:
     """Learner minibatch."""
     replay_ratio: float = 4.0
     """Learner samples per self-play decision."""
+    learner_burst: int = 1
+    """Minibatches the learner takes in a row: it waits until this many minibatches of samples
+    are due, then takes them one after another between two self-play steps (1: a minibatch as
+    soon as one is due). The samples a decision stay ``replay_ratio``; a longer burst keeps the
+    learner's weights, gradients and optimizer state in the caches across its steps, at the
+    price of self-play asking a network that many minibatches older."""
     buffer_size: int = 200_000
     """Decisions kept in the replay buffer (the oldest leave first)."""
     policy_entries: int = 64
@@ -196,6 +202,7 @@ class AZConfig:
             "hidden",
             "layers",
             "batch_size",
+            "learner_burst",
             "buffer_size",
             "policy_entries",
             "eval_every",
@@ -428,6 +435,28 @@ def learner_optimizer(net, config: AZConfig, fused: bool = True):
     import torch
 
     return torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay, fused=fused)
+
+
+def learner_step(net, optimizer, batch: tuple[np.ndarray, ...], precision: str, value_weight: float):
+    """One step of ``optimizer`` on the learner's loss over ``batch`` (as
+    :meth:`ReplayBuffer.sample <agents.training.replay.ReplayBuffer.sample>` gives it): the
+    cross-entropy of the masked policy to the improved policy's kept entries, plus
+    ``value_weight`` x the squared error of the value to its target; ``(policy loss, value
+    loss)`` as tensors. The network runs at ``precision``, the losses in float32 at any."""
+    import torch
+
+    obs, masks, index, weight, outcome = batch
+    with autocast(precision):
+        logits, values = net(torch.from_numpy(obs))
+    logits, values = logits.float(), values.float()
+    log_policy = torch.log_softmax(masked_logits(logits, torch.from_numpy(masks)), dim=1)
+    picked = torch.gather(log_policy, 1, torch.from_numpy(index))
+    policy_loss = -(torch.from_numpy(weight) * torch.nan_to_num(picked, neginf=0.0)).sum(dim=1).mean()
+    value_loss = ((values - torch.from_numpy(outcome)) ** 2).mean()
+    optimizer.zero_grad(set_to_none=True)
+    (policy_loss + value_weight * value_loss).backward()
+    optimizer.step()
+    return policy_loss, value_loss
 
 
 def load_optimizer_state(optimizer, state: dict) -> None:
@@ -745,7 +774,6 @@ class AZTrainer:
     def _learn(self, minibatches: int) -> int:
         """``minibatches`` learner steps on minibatches drawn from the buffer; the samples
         learned (0 while no game has ended)."""
-        import torch
 
         config = self.config
         started = time.perf_counter()
@@ -754,18 +782,7 @@ class AZTrainer:
             batch = self.buffer.sample(self.rng, config.batch_size)
             if batch is None:
                 break
-            obs, masks, index, weight, outcome = batch
-            with autocast(config.precision):
-                logits, values = self.net(torch.from_numpy(obs))
-            logits, values = logits.float(), values.float()  # the losses in float32 at any precision
-            log_policy = torch.log_softmax(masked_logits(logits, torch.from_numpy(masks)), dim=1)
-            picked = torch.gather(log_policy, 1, torch.from_numpy(index))
-            policy_loss = -(torch.from_numpy(weight) * torch.nan_to_num(picked, neginf=0.0)).sum(dim=1).mean()
-            value_loss = ((values - torch.from_numpy(outcome)) ** 2).mean()
-            loss = policy_loss + config.value_weight * value_loss
-            self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            self.optimizer.step()
+            policy_loss, value_loss = learner_step(self.net, self.optimizer, batch, config.precision, config.value_weight)
             learned += config.batch_size
             self.learner_samples += config.batch_size
             self.updates += 1
@@ -898,7 +915,7 @@ class AZTrainer:
                 step_started = time.perf_counter()
                 before = self.num_timesteps
                 self._self_play()
-                if self.pending_samples >= config.batch_size:
+                if self.pending_samples >= config.batch_size * config.learner_burst:
                     # whole minibatches, the remainder kept for the next step: the learner takes
                     # replay_ratio samples a decision whatever a step's decisions are against the
                     # minibatch (nothing is kept while no game has ended: nothing to learn from)
