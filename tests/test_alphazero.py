@@ -1319,6 +1319,33 @@ def test_the_leaf_values_benchmark_values_a_leaf_by_the_chess_heuristics_search(
         assert named in capsys.readouterr().err
 
 
+def test_the_leaf_values_benchmark_values_a_keys_leaf_by_the_route_planners_lead(capsys):
+    """``benchmarks/leaf_values.py --env keys_to_the_tardis_v0``: a leaf's value is the squashed
+    route lead of the heuristic for the leaf's mover (the other seat the opposite), its priors
+    the network's; more than two players, and a search depth, which only chess's leaves have,
+    are refused."""
+    import runpy
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "leaf_values.py"))
+    game = tardis_envs.make("keys_to_the_tardis_v0").unwrapped.game
+    heuristic = game.heuristic
+    states = random_states(game, 6, seed=3)
+    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
+    masks = masks_of(game, states)
+    network = hashed(game)
+    priors, values = module["RouteLeaves"](game, network, scale=3.0)(obs, masks, states)
+    lead = np.zeros(len(states))
+    heuristic.route_leads(states, game.tables, heuristic.DEFAULT_WEIGHTS, lead)
+    assert np.unique(lead).size > 1
+    assert np.allclose(values[:, 0], np.tanh(lead / 3.0), atol=1e-6) and np.allclose(values[:, 1], -values[:, 0])
+    assert np.allclose(priors, network(obs, masks)[0])
+    with pytest.raises(ValueError, match="2-player"):
+        module["RouteLeaves"](tardis_envs.make("keys_to_the_tardis_v0", num_players=3).unwrapped.game, None, scale=3.0)
+    with pytest.raises(SystemExit):
+        module["main"](["--env", "keys_to_the_tardis_v0", "--depth", "1"])
+    assert "--depth 1" in capsys.readouterr().err
+
+
 def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsys):
     """``benchmarks/oracle.py``: the fair search and the oracle on the same seeds; in TARDIS Run
     knowing the coming dice wins clearly more (over 2,000 games 62.1% against 53.4%); a spec

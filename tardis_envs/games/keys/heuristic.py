@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_alloc, njit_parallel, prange
+from ...core.jit import njit, njit_alloc, njit_parallel, njit_parallel_alloc, prange
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
 from .board import abs_to_rel, corner_of, neighbour, on_tile, seat_side, tile_colour, tile_kind, tunnel_at
 from .content import CENTRE, GRID, NUM_CARD_TYPES, NUM_TILES, T_NUM_PLAYERS
@@ -137,9 +137,9 @@ def route_length(state, tables, seat, known, own, weights):
 
 
 @njit
-def score(state, tables, seat, known, weights):
-    if state[STATUS] == TERMINATED:
-        return INF if state[WINNER] == seat else -INF
+def routes(state, tables, seat, known, weights):
+    """(``seat``'s own route length, its hand included; the nearest opponent's, from public
+    information), each capped at 30 steps where no route is open."""
     mine = route_length(state, tables, seat, known, True, weights)
     nearest = INF
     for s in range(tables[T_NUM_PLAYERS]):
@@ -150,17 +150,44 @@ def score(state, tables, seat, known, weights):
         nearest = 30.0
     if mine >= INF:
         mine = 30.0
+    return mine, nearest
+
+
+@njit
+def score(state, tables, seat, known, weights):
+    if state[STATUS] == TERMINATED:
+        return INF if state[WINNER] == seat else -INF
+    mine, nearest = routes(state, tables, seat, known, weights)
     block = weights[W_BLOCK] * (2.0 if nearest < mine else 1.0)
     return -mine + block * nearest
+
+
+@njit_alloc
+def revealed_kinds(state):
+    """1 for each tile whose kind is public in ``state``, else 0."""
+    known = np.zeros(NUM_TILES, dtype=np.int64)
+    for t in range(NUM_TILES):
+        known[t] = on_tile(state, KINDS_REVEALED, t)
+    return known
+
+
+@njit_parallel_alloc  # with the runtime: each state's revealed kinds are an array it frees
+def route_leads(states, tables, weights, out):
+    """Each state's route lead for the seat to move, in the heuristic's steps: the
+    nearest opponent's route length less the mover's own (:func:`routes`, over the kinds public
+    in that state). What the heuristic judges a position by, read as a value (the guided
+    search's leaves in ``benchmarks/leaf_values.py``)."""
+    for i in prange(states.shape[0]):
+        state = states[i]
+        mine, nearest = routes(state, tables, state[CURRENT_PLAYER], revealed_kinds(state), weights)
+        out[i] = nearest - mine
 
 
 @njit_alloc
 def choose(state, tables, weights):
     """The heuristic's action for the player to move."""
     seat = state[CURRENT_PLAYER]
-    known = np.zeros(NUM_TILES, dtype=np.int64)  # the kinds public now (the look-ahead may open doors)
-    for t in range(NUM_TILES):
-        known[t] = on_tile(state, KINDS_REVEALED, t)
+    known = revealed_kinds(state)  # the kinds public now (the look-ahead may open doors)
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     legal_mask(state, tables, mask)
     scratch = state.copy()
