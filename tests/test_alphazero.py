@@ -1185,6 +1185,46 @@ def test_the_value_fit_benchmark_scores_a_shipped_value_head(capsys):
     assert "games of heuristic" in out and 0 < r2 < 1  # TARDIS Run's self-play value knows something, not all
 
 
+def test_the_fitted_value_benchmark_fits_a_value_and_searches_with_it(capsys):
+    """``benchmarks/fitted_value.py``: a fresh value fitted to a teacher's games predicts held-out
+    outcomes better than chance (TARDIS Run's heuristic games), the searched match with it plays
+    its games; the evaluator's priors are the network's and its values the fitted value's for the
+    mover, the opposite for the other seat; bad settings and games are refused by name."""
+    import runpy
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "fitted_value.py"))
+    args = ["tardis_run_v0", "--decisions", "30000", "--epochs", "2", "--sims", "4", "--games", "4"]
+    assert module["main"](args) == 0
+    out = capsys.readouterr().out
+    fitted = [float(line.split("R^2 ")[1].split()[0]) for line in out.splitlines() if line.startswith("epoch ")]
+    assert len(fitted) == 2 and 0 < fitted[-1] < 1
+    assert "az:baseline's value on them: R^2" in out and "fitted value, sims=4" in out and "4 games in" in out
+    game = tardis_envs.make("tardis_run_v0").unwrapped.game
+    states = random_states(game, 5, seed=4)
+    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
+    masks = masks_of(game, states)
+    prior = hashed(game)
+
+    def value(obs, masks):  # another evaluator than the prior's: its values alone are read
+        flat = obs.reshape(len(obs), -1)
+        return masks / masks.sum(axis=1, keepdims=True), np.tanh(flat[:, :2] - flat[:, 2:4]).astype(np.float32)
+
+    priors, values = module["FittedValue"](prior, value)(obs, masks)
+    assert np.allclose(priors, prior(obs, masks)[0])
+    assert np.allclose(values[:, 0], value(obs, masks)[1][:, 0]) and np.allclose(values[:, 1], -values[:, 0])
+    for flags, named in (
+        (["--games", "3"], "--games 3"),
+        (["--network", "heuristic"], "--network"),
+        (["--decisions", "10"], "--decisions 10"),
+    ):
+        with pytest.raises(SystemExit):
+            module["main"](["tardis_run_v0", *flags])
+        assert named in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        module["main"](["time_of_the_daleks_v2"])
+    assert "two-player zero-sum" in capsys.readouterr().err
+
+
 def test_the_throughput_benchmark_counts_the_flops_torch_counts():
     """``benchmarks/az_throughput.py``'s FLOPs a row, forward and in a training step (no
     gradient for the observation), equal torch's own count of the multiplies it runs."""
