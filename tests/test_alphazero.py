@@ -86,6 +86,13 @@ def masks_of(game, states):
     return masks
 
 
+def observed_positions(game, count, seed):
+    """(states, their movers' observations, their legal masks) of ``count`` random positions."""
+    states = random_states(game, count, seed=seed)
+    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
+    return states, obs, masks_of(game, states)
+
+
 def test_sequential_halving_visits_the_best_half_in_rounds():
     table = considered_visits(4, 8)
     # four actions once each, then the two best twice more: 1 + 1 + 3 + 3 visits
@@ -1200,9 +1207,7 @@ def test_the_fitted_value_benchmark_fits_a_value_and_searches_with_it(capsys):
     assert len(fitted) == 2 and 0 < fitted[-1] < 1
     assert "az:baseline's value on them: R^2" in out and "fitted value, sims=4" in out and "4 games in" in out
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
-    states = random_states(game, 5, seed=4)
-    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
-    masks = masks_of(game, states)
+    states, obs, masks = observed_positions(game, 5, seed=4)
     prior = hashed(game)
 
     def value(obs, masks):  # another evaluator than the prior's: its values alone are read
@@ -1343,9 +1348,7 @@ def test_the_leaf_values_benchmark_values_a_leaf_by_the_chess_heuristics_search(
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "leaf_values.py"))
     game = tardis_envs.make("timelord_chess_v1").unwrapped.game
     heuristic = game.heuristic
-    states = random_states(game, 4, seed=2)
-    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
-    masks = masks_of(game, states)
+    states, obs, masks = observed_positions(game, 4, seed=2)
     leaves = module["HeuristicLeaves"](game, None, depth=0, scale=400.0)
     priors, values = leaves(obs, masks, states)
     expected = [np.tanh(heuristic.search_value(s.copy(), game.tables, heuristic.DEFAULT_WEIGHTS, 0) / 400) for s in states]
@@ -1369,9 +1372,7 @@ def test_the_leaf_values_benchmark_values_a_keys_leaf_by_the_route_planners_lead
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "leaf_values.py"))
     game = tardis_envs.make("keys_to_the_tardis_v0").unwrapped.game
     heuristic = game.heuristic
-    states = random_states(game, 6, seed=3)
-    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
-    masks = masks_of(game, states)
+    states, obs, masks = observed_positions(game, 6, seed=3)
     network = hashed(game)
     priors, values = module["RouteLeaves"](game, network, scale=3.0)(obs, masks, states)
     lead = np.zeros(len(states))
@@ -1417,9 +1418,7 @@ def test_the_mixed_player_benchmark_plays_the_strong_move_at_its_share(capsys):
 
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "mixed_player.py"))
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
-    states = random_states(game, 300, seed=4)
-    obs = np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states])
-    masks = masks_of(game, states)
+    states, obs, masks = observed_positions(game, 300, seed=4)
     strong, weak = make_agent("heuristic", game, seed=0), make_agent("random", game, seed=1)
     expected_strong = strong.act_batch(states, obs, masks)
     mixed = {share: module["MixedPlayer"](game, strong, make_agent("random", game, seed=1), share, seed=2) for share in (0.0, 0.5, 1.0)}
