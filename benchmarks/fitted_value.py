@@ -6,7 +6,7 @@ value head on the same positions, then the guided search with ``--network``'s pr
 fitted value at its leaves against ``--opponent`` (``--sims``, one match each; none without).
 
 The engine records a teacher's decisions far faster than self-play makes them (TARDIS Run's
-heuristic: 4M in about 20 s on two cores), so the fit shows where the value stops improving
+heuristic: 4M in under half a minute on two cores), so the fit shows where the value stops improving
 with data: in a game whose outcome the dice mostly decide, no network explains much of it.
 Two-player zero-sum games; the fitted network has ``--network``'s shape. (``value_fit.py`` scores
 a trained network's value on a teacher's games; this one fits a fresh value to them.)
@@ -125,7 +125,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.network}'s value on them: R^2 {ValueFit.of(theirs[:, 0], data.returns[done]):.4f}")
     shape = network.net.shape
     fitted = build_net(shape["obs_size"], shape["num_actions"], shape["num_players"], shape["hidden"], shape["layers"])
-    fitted.train()
     fit_value(fitted, data, train, held, args.epochs, args.batch, args.seed, print)
     fitted.eval()
     value = NetEvaluator(fitted, seats=2, compiled=True)
