@@ -140,13 +140,13 @@ def option_differences(trained: dict, now: dict, rules_only: bool = False, spec=
 
 def observation_option_differences(meta: dict[str, Any], game) -> dict[str, Any]:
     """The observation-only options (``Option.observation_only``) the checkpoint was trained with
-    where ``game`` has other values: ``{name: trained value}``."""
-    trained = meta.get("options") or {}
-    return {
-        name: trained[name]
-        for name, option in game.spec.options.items()
-        if option.observation_only and name in trained and trained[name] != game.options.get(name)
-    }
+    where ``game`` has other values: ``{name: trained value}``. An option the checkpoint's
+    record lacks was added to the game after it was trained: it observed the option's default."""
+    if "options" not in meta:
+        return {}
+    trained = meta["options"] or {}
+    own = {name: trained.get(name, option.default) for name, option in game.spec.options.items() if option.observation_only}
+    return {name: value for name, value in own.items() if value != game.options.get(name)}
 
 
 def observation_view(meta: dict[str, Any], game):

@@ -97,6 +97,16 @@ only on the observer's own turn); extra turn pending (1); next seats present
 (3); it is the observer's turn (1). Total 1167. Nothing depends on another
 hand's cards, an unrevealed kind, or the deck order.
 
+With ``route_lengths=True`` (observation only: the rules and the states are the same, and a
+network trained without it plays such a game through its own observation) four entries follow
+from index 1167, total 1171: the heuristic's route lengths to the goal row in its steps
+(``route_length`` in :mod:`tardis_envs.games.keys.heuristic`: a shortest path where each tile
+costs a step plus what it takes to get through), the observer's own first with its hand
+counted, then the next seats' in turn order from the public board alone, each as tenths of a
+step out of 300 (a route of 30 steps or more, or none open, reads 1; an absent seat 0). The
+route planner reads only the public board and the observer's hand, as the rest of the
+observation does. ``obs_dtype="compact"`` is then ``uint16``.
+
 Actions
 -------
 See :mod:`tardis_envs.games.keys.layout` for the exact layout: Key / Sonic

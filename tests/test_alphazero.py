@@ -962,13 +962,21 @@ def test_init_from_a_ppo_policy_copies_its_policy_network_and_refuses_another_sh
         assert not bad.exists()
 
 
-@pytest.mark.parametrize("head", ["mlp", "move_squares"])
-def test_a_network_trained_under_other_observation_options_plays_the_default_game(head, tmp_path):
-    """Dr. Who Chess's az recipe observes with threat planes and no history; the trained network
-    plays the default game (which observes otherwise) through a game of its own options (for
-    the move-squares head, the squares' planes are read where its own options put them)."""
-    own = tardis_envs.make("timelord_chess_v1", threat_planes=True, history_planes=0).unwrapped.game
-    default = tardis_envs.make("timelord_chess_v1").unwrapped.game
+@pytest.mark.parametrize(
+    "env_id,options,head",
+    [
+        ("timelord_chess_v1", {"threat_planes": True, "history_planes": 0}, "mlp"),
+        ("timelord_chess_v1", {"threat_planes": True, "history_planes": 0}, "move_squares"),
+        ("keys_to_the_tardis_v0", {"route_lengths": True}, "mlp"),
+    ],
+)
+def test_a_network_trained_under_other_observation_options_plays_the_default_game(env_id, options, head, tmp_path):
+    """Dr. Who Chess's az recipe observes with threat planes and no history, Keys' route-length
+    recipe with the route lengths; the trained network plays the default game (which observes
+    otherwise) through a game of its own options (for the move-squares head, the squares'
+    planes are read where its own options put them)."""
+    own = tardis_envs.make(env_id, **options).unwrapped.game
+    default = tardis_envs.make(env_id).unwrapped.game
     assert own.observation_shape != default.observation_shape
     net = build_net(int(np.prod(own.observation_shape)), own.num_actions, own.num_players, hidden=16, layers=1, head=head, game=own)
     path = save_checkpoint(tmp_path / "net.zip", net, own, 0)

@@ -9,7 +9,7 @@ import torch
 import tardis_envs
 from agents.move_squares import MoveSquaresHead
 from agents.training.policies import policy_spec
-from tardis_envs import tardis_run_v0, timelord_chess_v1
+from tardis_envs import keys_to_the_tardis_v0, tardis_run_v0, timelord_chess_v1
 from tardis_envs.games.chess import rules
 
 
@@ -114,6 +114,27 @@ def test_observation_only_options_let_a_checkpoint_play_the_default_game():
     # observations that cannot fit whatever the options: refused
     with pytest.raises(CheckpointError, match="observations of shape"):
         check_compatible({**meta, "observation_shape": [99, 8, 8]}, default, "x.zip")
+
+
+def test_a_checkpoint_trained_before_an_observation_option_existed_observed_its_default():
+    """Keys' ``route_lengths`` came after ``ppo:baseline`` was trained: the record lacks it, so
+    the policy observed the option's default and keeps observing that in a game with the option."""
+    from agents.checkpoint import check_compatible, observation_option_differences, observation_view
+
+    trained = keys_to_the_tardis_v0.Game()
+    meta = {
+        "env_id": trained.spec.env_id,
+        "env_version": trained.spec.version,
+        "observation_shape": list(trained.observation_shape),
+        "num_actions": trained.num_actions,
+        "options": {k: v for k, v in trained.options.items() if k != "route_lengths"},
+    }
+    routes = keys_to_the_tardis_v0.Game(route_lengths=True)
+    assert observation_option_differences(meta, routes) == {"route_lengths": False}
+    assert observation_view(meta, routes).observation_shape == trained.observation_shape
+    check_compatible(meta, routes, "x.zip")
+    assert observation_option_differences(meta, trained) == {}
+    assert observation_option_differences({k: v for k, v in meta.items() if k != "options"}, routes) == {}
 
 
 def test_a_checkpoint_of_an_earlier_compatible_version_loads():

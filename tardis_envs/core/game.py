@@ -282,9 +282,12 @@ class Game:
 
     def variant_key(self) -> bytes:
         """What identifies the variant a state belongs to: the rule options (board, player
-        count, mode ...) but not the length limits; a game with a start-position option
-        (chess's FEN) leaves that out too."""
-        return repr(sorted((k, v) for k, v in self.options.items() if k not in self.LIMIT_OPTIONS)).encode()
+        count, mode ...) but not the length limits or the observation-only options (a state
+        is the same position whatever a seat is shown of it); a game with a start-position
+        option (chess's FEN) leaves that out too."""
+        spec = self.spec.options
+        kept = (k for k in self.options if k not in self.LIMIT_OPTIONS and not spec[k].observation_only)
+        return repr(sorted((k, self.options[k]) for k in kept)).encode()
 
     def _build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -8,8 +8,8 @@ from tardis_envs.games.keys import board, layout
 from tardis_envs.games.keys.content import CENTRE, NUM_TILES
 
 
-def played_state(num_players, seed, plies=40):
-    env = tardis_envs.make("keys_to_the_tardis_v0", num_players=num_players)
+def played_state(num_players, seed, plies=40, **options):
+    env = tardis_envs.make("keys_to_the_tardis_v0", num_players=num_players, **options)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(plies):
@@ -29,10 +29,12 @@ def views(raw, state, seat):
     return obs, mask
 
 
+@pytest.mark.parametrize("route_lengths", [False, True])
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players):
+def test_opponent_hand_deck_order_and_hidden_kinds_do_not_leak(num_players, route_lengths):
+    """With ``route_lengths`` the routes are planned from what the observer may know too."""
     for seed in range(6):
-        raw = played_state(num_players, seed)
+        raw = played_state(num_players, seed, route_lengths=route_lengths)
         state = raw.get_state()
         if state[layout.PHASE] == layout.PHASE_OVER:
             continue

@@ -100,10 +100,11 @@ T_PANDORICA_TURNS = 4
 T_SEAT_SIDE = 5  # 4 words: board side of each seat
 T_CARD_COUNT = T_SEAT_SIDE + 4  # NUM_CARD_TYPES words
 T_TILE_COUNT = T_CARD_COUNT + NUM_CARD_TYPES  # 5 words: door tiles per colour by kind
-TABLES_SIZE = T_TILE_COUNT + 5
+T_ROUTE_LENGTHS = T_TILE_COUNT + 5  # option route_lengths: 1 adds the route planner's lengths to the observation
+TABLES_SIZE = T_ROUTE_LENGTHS + 1
 
 
-def build_tables(components: Components, num_players: int, max_turns: int, reveal_tiles: bool) -> np.ndarray:
+def build_tables(components: Components, num_players: int, max_turns: int, reveal_tiles: bool, route_lengths: bool) -> np.ndarray:
     tables = np.zeros(TABLES_SIZE, dtype=np.int64)
     tables[T_NUM_PLAYERS] = num_players
     tables[T_MAX_TURNS] = max_turns
@@ -115,6 +116,7 @@ def build_tables(components: Components, num_players: int, max_turns: int, revea
     tables[T_CARD_COUNT : T_CARD_COUNT + NUM_CARD_TYPES] = components.card_counts
     for k, kind in enumerate(TILE_KINDS[:-1]):
         tables[T_TILE_COUNT + k] = components.tiles_per_colour[kind]
+    tables[T_ROUTE_LENGTHS] = int(route_lengths)
     return tables
 
 

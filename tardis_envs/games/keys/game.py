@@ -53,6 +53,12 @@ SPEC = GameSpec(
         "num_players": Option(2, "players, seated south/north (2), +west (3), +east (4)", kind=int, choices=(2, 3, 4)),
         "reveal_tiles": Option(False, "show every tile's kind from the start", kind=bool),
         "max_turns": Option(400, "turns (one player's turn each) before truncation", kind=int, minimum=1),
+        "route_lengths": Option(
+            False,
+            "add four observation entries: the heuristic's route lengths to the goal row, own then the next seats'",
+            kind=bool,
+            observation_only=True,
+        ),
     },
 )
 
@@ -69,12 +75,13 @@ class KeysToTheTardis(Game):
     def _build(self) -> None:
         self.components = load_components()
         n = self.options["num_players"]
-        self.tables = build_tables(self.components, n, self.options["max_turns"], self.options["reveal_tiles"])
+        o = self.options
+        self.tables = build_tables(self.components, n, o["max_turns"], o["reveal_tiles"], o["route_lengths"])
         self.num_players = n
         self.sides = SEAT_SIDES[n]
         self.agent_names = tuple(SIDE_NAMES[s] for s in self.sides)
         self.num_actions = NUM_ACTIONS
-        self.observation_shape = (OBS_SIZE,)
+        self.observation_shape = (OBS_SIZE + (layout.NUM_ROUTE_ENTRIES if o["route_lengths"] else 0),)
         self.observation_high = 1.0
         self.state_size = STATE_SIZE
         self.max_game_length = 3 * self.options["max_turns"]
@@ -83,14 +90,16 @@ class KeysToTheTardis(Game):
 
     def _observation_denominators(self) -> np.ndarray:
         """Hands count cards out of 4, the deck out of every card, each discard pile out of its
-        card type's count, Pandorica turns out of ``pandorica_turns``; the rest are 0/1."""
-        denominators = np.ones(OBS_SIZE, dtype=np.int64)
+        card type's count, Pandorica turns out of ``pandorica_turns``, route lengths (option
+        ``route_lengths``) tenths of a step out of 300; the rest are 0/1."""
+        denominators = np.ones(self.observation_shape[0], dtype=np.int64)
         card_counts = self.tables[content.T_CARD_COUNT : content.T_CARD_COUNT + NUM_CARD_TYPES]
         denominators[layout.S_HAND : layout.S_HAND + NUM_CARD_TYPES] = 4
         denominators[layout.S_OPPONENT_HAND : layout.S_OPPONENT_HAND + 3] = 4
         denominators[layout.S_DECK] = card_counts.sum()
         denominators[layout.S_DISCARD : layout.S_DISCARD + NUM_CARD_TYPES] = card_counts
         denominators[layout.S_PANDORICA : layout.S_PANDORICA + 4] = self.tables[content.T_PANDORICA_TURNS]
+        denominators[layout.S_ROUTE : layout.S_ROUTE + layout.NUM_ROUTE_ENTRIES] = layout.ROUTE_TENTHS
         return denominators
 
     # --- helpers ---------------------------------------------------------------

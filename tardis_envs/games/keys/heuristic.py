@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_alloc, njit_parallel, njit_parallel_alloc, prange
+from ...core.jit import njit, njit_alloc, njit_parallel, njit_parallel_alloc, prange, stack_empty
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
 from .board import abs_to_rel, corner_of, neighbour, on_tile, seat_side, tile_colour, tile_kind, tunnel_at
 from .content import CENTRE, GRID, NUM_CARD_TYPES, NUM_TILES, T_NUM_PLAYERS
@@ -93,12 +93,15 @@ def enter_cost(state, tables, seat, tile, known, own, weights):
     return cost
 
 
-@njit_alloc
+@njit
 def route_length(state, tables, seat, known, own, weights):
     """Shortest route cost from ``seat``'s pawn to its goal row (INF if none)."""
     side = seat_side(tables, seat)
-    dist = np.full(NUM_TILES, INF)
-    done = np.zeros(NUM_TILES, dtype=np.bool_)
+    dist = stack_empty(NUM_TILES, np.float64)  # scratch in the frame: the observation calls it too
+    done = stack_empty(NUM_TILES, np.int8)
+    for t in range(NUM_TILES):
+        dist[t] = INF
+        done[t] = 0
     pawn = state[PAWN + seat]
     if pawn >= 0:
         dist[pawn] = 0.0
@@ -111,12 +114,12 @@ def route_length(state, tables, seat, known, own, weights):
         u = -1
         du = INF
         for t in range(NUM_TILES):
-            if not done[t] and dist[t] < du:
+            if done[t] == 0 and dist[t] < du:
                 du = dist[t]
                 u = t
         if u < 0:
             break
-        done[u] = True
+        done[u] = 1
         if u != CENTRE and abs_to_rel(side, u) // GRID == GRID - 1:
             best = du if du < best else best
             continue
@@ -124,7 +127,7 @@ def route_length(state, tables, seat, known, own, weights):
             dist[CENTRE] = du  # arriving on a Teleport tile jumps to the Control Tile
         for d in range(8):
             v = neighbour(u, DIRECTIONS[d, 0], DIRECTIONS[d, 1])
-            if v < 0 or done[v]:
+            if v < 0 or done[v] == 1:
                 continue
             if d >= 4:  # diagonal: only through a Time Tunnel
                 corner, orientation = corner_of(u, v)

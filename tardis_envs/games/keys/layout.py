@@ -180,4 +180,8 @@ S_PHASE = S_OFF_GRID + 4  # 3: play, bonus, move (one-hot, only for the mover)
 S_EXTRA_TURN = S_PHASE + 3
 S_SEAT_PRESENT = S_EXTRA_TURN + 1  # 3: opponent j exists
 S_MY_TURN = S_SEAT_PRESENT + 3
-OBS_SIZE = S_MY_TURN + 1
+OBS_SIZE = S_MY_TURN + 1  # without the option route_lengths
+# option route_lengths: 4 more scalars, own route then the next seats', in tenths of a step
+S_ROUTE = OBS_SIZE
+NUM_ROUTE_ENTRIES = 4
+ROUTE_TENTHS = 300  # the denominator: a route of 30 steps or more (or none open) reads 1

@@ -1,15 +1,20 @@
 """Keys to the TARDIS observation kernel: the board's planes and the card counts in the
 observer's frame (the segments in :mod:`.layout`); other seats' hands only as sizes, a tile's
-kind only once it is public."""
+kind only once it is public. With the option ``route_lengths`` four entries follow: the
+heuristic's route lengths (:func:`.heuristic.route_length`), planned from the same public
+information and the observer's own hand."""
 
 from __future__ import annotations
 
-from ...core.jit import njit
+import numpy as np
+
+from ...core.jit import njit, stack_empty
 from ...core.observation import put
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS
 from . import layout
-from .board import abs_direction, abs_to_rel, neighbour, seat_side, target_seat, tunnel_at, write_frame_plane
-from .content import GRID, NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_CARD_COUNT, T_PANDORICA_TURNS
+from .board import abs_direction, abs_to_rel, neighbour, on_tile, seat_side, target_seat, tunnel_at, write_frame_plane
+from .content import GRID, NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_CARD_COUNT, T_PANDORICA_TURNS, T_ROUTE_LENGTHS
+from .heuristic import DEFAULT_WEIGHTS, INF, route_length
 
 
 @njit
@@ -80,3 +85,23 @@ def observe(state, tables, player, out):
         out[layout.S_MY_TURN] = 1.0
         out[layout.S_PHASE + state[layout.PHASE]] = 1.0
         out[layout.S_EXTRA_TURN] = state[layout.EXTRA_TURN_PENDING]
+    if tables[T_ROUTE_LENGTHS] == 1:
+        write_route_lengths(state, tables, player, out)
+
+
+@njit
+def write_route_lengths(state, tables, player, out):
+    """The option ``route_lengths``: the observer's route to its goal row, its own hand
+    counted, then each next seat's from the public board alone (the heuristic plans an
+    opponent's route that way), in tenths of the heuristic's steps out of 300. A route of
+    30 steps or more, or none open, reads 1; an absent seat 0."""
+    known = stack_empty(NUM_TILES, np.int64)
+    for t in range(NUM_TILES):
+        known[t] = on_tile(state, layout.KINDS_REVEALED, t)
+    for j in range(layout.NUM_ROUTE_ENTRIES):
+        seat = player if j == 0 else target_seat(tables, player, j - 1)
+        if seat < 0:
+            continue
+        length = route_length(state, tables, seat, known, j == 0, DEFAULT_WEIGHTS)
+        tenths = layout.ROUTE_TENTHS if length >= INF else min(int(length * 10.0 + 0.5), layout.ROUTE_TENTHS)
+        put(out, layout.S_ROUTE + j, tenths, layout.ROUTE_TENTHS)
