@@ -165,12 +165,18 @@ def score(state, tables, seat, known, weights):
     return -mine + block * nearest
 
 
+@njit
+def write_revealed_kinds(state, known):
+    """``known[t]``: 1 where tile ``t``'s kind is public in ``state``, else 0."""
+    for t in range(NUM_TILES):
+        known[t] = on_tile(state, KINDS_REVEALED, t)
+
+
 @njit_alloc
 def revealed_kinds(state):
     """1 for each tile whose kind is public in ``state``, else 0."""
-    known = np.zeros(NUM_TILES, dtype=np.int64)
-    for t in range(NUM_TILES):
-        known[t] = on_tile(state, KINDS_REVEALED, t)
+    known = np.empty(NUM_TILES, dtype=np.int64)
+    write_revealed_kinds(state, known)
     return known
 
 

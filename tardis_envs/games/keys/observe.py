@@ -12,9 +12,9 @@ from ...core.jit import njit, stack_empty
 from ...core.observation import put
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS
 from . import layout
-from .board import abs_direction, abs_to_rel, neighbour, on_tile, seat_side, target_seat, tunnel_at, write_frame_plane
+from .board import abs_direction, abs_to_rel, neighbour, seat_side, target_seat, tunnel_at, write_frame_plane
 from .content import GRID, NUM_CARD_TYPES, NUM_COLOURS, NUM_TILES, T_CARD_COUNT, T_PANDORICA_TURNS, T_ROUTE_LENGTHS
-from .heuristic import DEFAULT_WEIGHTS, INF, route_length
+from .heuristic import DEFAULT_WEIGHTS, route_length, write_revealed_kinds
 
 
 @njit
@@ -96,12 +96,11 @@ def write_route_lengths(state, tables, player, out):
     opponent's route that way), in tenths of the heuristic's steps out of 300. A route of
     30 steps or more, or none open, reads 1; an absent seat 0."""
     known = stack_empty(NUM_TILES, np.int64)
-    for t in range(NUM_TILES):
-        known[t] = on_tile(state, layout.KINDS_REVEALED, t)
+    write_revealed_kinds(state, known)
     for j in range(layout.NUM_ROUTE_ENTRIES):
         seat = player if j == 0 else target_seat(tables, player, j - 1)
         if seat < 0:
             continue
         length = route_length(state, tables, seat, known, j == 0, DEFAULT_WEIGHTS)
-        tenths = layout.ROUTE_TENTHS if length >= INF else min(int(length * 10.0 + 0.5), layout.ROUTE_TENTHS)
+        tenths = min(int(length * 10.0 + 0.5), layout.ROUTE_TENTHS)  # a closed route (INF) too
         put(out, layout.S_ROUTE + j, tenths, layout.ROUTE_TENTHS)
