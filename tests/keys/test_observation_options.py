@@ -61,7 +61,7 @@ def test_the_mover_reads_the_route_lead_the_heuristic_judges_by():
         assert theirs - mine == pytest.approx(lead, abs=1e-4)
 
 
-def test_a_pawn_on_its_goal_row_reads_its_pandorica_turns_and_a_closed_board_reads_one():
+def test_a_pawn_on_its_goal_row_reads_its_pandorica_turns_for_itself_and_its_opponent():
     own, _ = games(2)
     state = played_state(2, 3, plies=12).get_state()
     seat = int(state[CURRENT_PLAYER])
