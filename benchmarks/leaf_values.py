@@ -19,9 +19,13 @@ The priors are ``--prior``'s (the shipped network's, or uniform over the legal m
   the searcher cannot see; the Gumbel root weighs the values as ``az:baseline`` plays (``c_scale``
   0.1) unless ``--c-scale`` says otherwise.
 
+``--mix`` blends the two, as AlphaGo blended its value network with its rollouts: a leaf's value is
+that share of the heuristic's judgement and the rest the ``--prior`` network's value head.
+
     python benchmarks/leaf_values.py --sims 256 --depth 0 --games 100
     python benchmarks/leaf_values.py --sims 32 --depth 2 --games 100 --seed 1000
     python benchmarks/leaf_values.py --env keys_to_the_tardis_v0 --sims 128 --games 1000
+    python benchmarks/leaf_values.py --env keys_to_the_tardis_v0 --sims 32 --mix 0.75 --games 1000
 
 Results: ``docs/results/az/``.
 """
@@ -49,11 +53,12 @@ class HeuristicLeaves:
 
     reads_states = True
 
-    def __init__(self, game, prior, depth: int, scale: float):
+    def __init__(self, game, prior, depth: int, scale: float, mix: float = 1.0):
         self.game = game
         self.prior = prior
         self.depth = int(depth)
         self.scale = float(scale)
+        self.mix = float(mix)
         self.weights = game.heuristic.DEFAULT_WEIGHTS
 
     def points(self, states: np.ndarray) -> np.ndarray:
@@ -66,20 +71,24 @@ class HeuristicLeaves:
         if self.prior is None:
             priors = masks.astype(np.float32)
             priors /= priors.sum(axis=1, keepdims=True)
+            network_values = None
         else:
-            priors, _ = self.prior(obs, masks)
+            priors, network_values = self.prior(obs, masks)
         value = np.tanh(self.points(np.ascontiguousarray(states)) / self.scale).astype(np.float32)
-        return priors, np.stack([value, -value], axis=1)
+        values = np.stack([value, -value], axis=1)
+        if self.mix < 1.0:  # AlphaGo's blend: the judgement's share, the value head's the rest
+            values = self.mix * values + (1.0 - self.mix) * network_values
+        return priors, values
 
 
 class RouteLeaves(HeuristicLeaves):
     """The same evaluator for Keys to the TARDIS, 2 players: a leaf's value is the route
     planner's lead for its mover (``route_leads``), ``tanh(lead / scale)``."""
 
-    def __init__(self, game, prior, scale: float):
+    def __init__(self, game, prior, scale: float, mix: float = 1.0):
         if game.num_players != 2:
             raise ValueError(f"route leaves value 2-player games, got {game.num_players} players")
-        super().__init__(game, prior, 0, scale)
+        super().__init__(game, prior, 0, scale, mix)
 
     def points(self, states: np.ndarray) -> np.ndarray:
         out = np.zeros(len(states), dtype=np.float64)
@@ -95,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=0, help="chess: heuristic plies at each leaf before its capture search (default 0)")
     parser.add_argument("--scale", type=float, help="the judgement per unit of tanh (default: chess 400 points, Keys 3 steps)")
     parser.add_argument("--c-scale", type=float, help="Gumbel root's weight of the values (default: chess 1, Keys 0.1 as az:baseline)")
+    parser.add_argument(
+        "--mix",
+        type=float,
+        default=1.0,
+        help="the judgement's share of a leaf's value, the network's value head the rest (default 1: the judgement alone)",
+    )
     parser.add_argument("--opponent", default="heuristic", help="agent spec (default heuristic: alpha-beta)")
     parser.add_argument("--games", type=int, default=100, help="seat-swapped games (default 100)")
     parser.add_argument("--seed", type=int, default=0)
@@ -112,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--scale {args.scale}: a positive number")
     if not c_scale > 0:
         parser.error(f"--c-scale {args.c_scale}: a positive number")
+    if not 0.0 <= args.mix <= 1.0:
+        parser.error(f"--mix {args.mix}: a share from 0 to 1")
+    if args.mix < 1.0 and args.prior == "uniform":
+        parser.error(f"--mix {args.mix}: needs an az network's value head (--prior az:...)")
     if args.games <= 0 or args.games % 2:
         parser.error(f"--games {args.games}: a positive even number (seats are swapped)")
 
@@ -130,11 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         network = make_agent(args.prior, game, seed=args.seed)
         assert isinstance(network, AZAgent)
         prior, view = network.evaluate, network.search.game
-    leaves = HeuristicLeaves(game, prior, args.depth, scale) if chess else RouteLeaves(game, prior, scale)
+    leaves = HeuristicLeaves(game, prior, args.depth, scale, args.mix) if chess else RouteLeaves(game, prior, scale, args.mix)
     agent = GuidedAgent(game, leaves, seed=args.seed, simulations=args.sims, search_game=view)
     agent.search.params[G_C_SCALE] = c_scale
     judged = f"heuristic depth {args.depth}" if chess else "route lead"
-    name = f"{args.prior} prior, {judged} leaves, sims={args.sims}"
+    blend = "" if args.mix == 1.0 else f" x {args.mix:g} + value head x {1 - args.mix:g}"
+    name = f"{args.prior} prior, {judged}{blend} leaves, sims={args.sims}"
     opponent = make_agent(args.opponent, game, seed=args.seed + 1)
     started = time.perf_counter()
     try:

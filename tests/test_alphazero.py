@@ -29,7 +29,7 @@ from tardis_envs.core.guided import (
     GuidedSearch,
     considered_visits,
 )
-from tardis_envs.core.state import CURRENT_PLAYER, RNG_COUNTER, RNG_KEY, STATUS
+from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RNG_COUNTER, RNG_KEY, STATUS
 
 from .test_search import BACK_RANK, DEFENCE, state_of
 
@@ -1388,11 +1388,70 @@ def test_the_leaf_values_benchmark_values_a_keys_leaf_by_the_route_planners_lead
     assert np.unique(lead).size > 1
     assert np.allclose(values[:, 0], np.tanh(lead / 3.0), atol=1e-6) and np.allclose(values[:, 1], -values[:, 0])
     assert np.allclose(priors, network(obs, masks)[0])
+    _, mixed = module["RouteLeaves"](game, network, scale=3.0, mix=0.75)(obs, masks, states)
+    assert np.allclose(mixed, 0.75 * values + 0.25 * network(obs, masks)[1], atol=1e-6)
     with pytest.raises(ValueError, match="2-player"):
         module["RouteLeaves"](tardis_envs.make("keys_to_the_tardis_v0", num_players=3).unwrapped.game, None, scale=3.0)
-    with pytest.raises(SystemExit):
-        module["main"](["--env", "keys_to_the_tardis_v0", "--depth", "1"])
-    assert "--depth 1" in capsys.readouterr().err
+    for flags, named in (
+        (["--depth", "1"], "--depth 1"),
+        (["--mix", "1.5"], "--mix 1.5"),
+        (["--mix", "0.5", "--prior", "uniform"], "needs an az network's value head"),
+    ):
+        with pytest.raises(SystemExit):
+            module["main"](["--env", "keys_to_the_tardis_v0", *flags])
+        assert named in capsys.readouterr().err
+
+
+def test_the_one_ply_benchmark_takes_the_exact_expectation_over_the_paddles(capsys):
+    """``benchmarks/one_ply.py``: an action's value is the exact expectation over its paddle
+    throws of the value for the deciding seat, an extra move taken at its best option; checked
+    against the average over 3,000 throws sampled by the game's own generator. Games with hidden
+    information, odd game counts and a value that is no network are refused by name."""
+    import runpy
+
+    module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "one_ply.py"))
+    game = tardis_envs.make("tardis_run_v0").unwrapped.game
+
+    def judged(state, seat):  # a smooth judgement of the position for `seat`
+        if state[STATUS]:
+            return float(state[REWARDS + seat])
+        return float(np.tanh((sum(game.progress(state, seat)) - sum(game.progress(state, 1 - seat))) / 20))
+
+    def value(obs, masks, states):  # the columns counted from each position's mover, as a network's
+        return np.array([[judged(s, int(s[CURRENT_PLAYER])), judged(s, 1 - int(s[CURRENT_PLAYER]))] for s in states])
+
+    # pieces before the shortcut at square 5 (an extra move to 10) and the teleport at 7
+    state = game.position(monsters=[12, 3], doctors=[4, 2, 1], black_paddle_owner="doctors", to_move="doctors")
+    exact = module["OnePly"](game, value).action_values(state)
+    assert sorted(exact) == [int(a) for a in game.legal_actions(state)] and len(exact) >= 4
+    rng = np.random.default_rng(0)
+    extra_moves = 0
+    for action, expected in exact.items():
+        outcomes = []
+        for _ in range(3000):
+            after = state.copy()
+            after[RNG_KEY], after[RNG_COUNTER] = int(rng.integers(1 << 62)), 0
+            game.kernels.step(after, game.tables, action)
+            if not after[STATUS] and after[CURRENT_PLAYER] == state[CURRENT_PLAYER]:  # the extra move: its best option
+                extra_moves += 1
+                options = []
+                for then in game.legal_actions(after):
+                    taken = after.copy()
+                    game.kernels.step(taken, game.tables, then)
+                    options.append(judged(taken, 1))
+                outcomes.append(max(options))
+            else:
+                outcomes.append(judged(after, 1))
+        assert abs(np.mean(outcomes) - expected) < 4 * np.std(outcomes) / np.sqrt(3000) + 1e-9, (action, expected)
+    assert extra_moves > 0  # the position offers extra moves: the best option is checked too
+    for argv, message in (
+        (["keys_to_the_tardis_v0"], "perfect information"),
+        (["tardis_run_v0", "--games", "3"], "--games 3"),
+        (["tardis_run_v0", "--value", "heuristic"], "--value 'heuristic'"),
+    ):
+        with pytest.raises(SystemExit):
+            module["main"](argv)
+        assert message in capsys.readouterr().err
 
 
 def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsys):
