@@ -38,6 +38,17 @@ class FittedValue:
         return priors, np.stack([values[:, 0], -values[:, 0]], axis=1)
 
 
+def recorded_games(env_id: str, game, teacher: str, decisions: int, seed: int):
+    """``decisions`` of ``teacher``'s games (no random moves) and a split of them by whole games:
+    ``(data, held, train)``, the same games for the same ``seed`` in every benchmark that fits them."""
+    from agents import make_agent
+    from agents.training.imitation import held_out_games, record_teacher
+
+    data = record_teacher(env_id, make_agent(teacher, game, seed=seed + 11), decisions, seed=seed + 123, explore=0.0)
+    held, train = held_out_games(data, seed=seed + 5)
+    return data, held, train
+
+
 def fit_value(net, data, train: np.ndarray, held: np.ndarray, epochs: int, batch: int, seed: int, say) -> list[float]:
     """``epochs`` passes of AdamW over the ``train`` decisions of ``data`` (those of finished
     games), the value head's squared error to the mover's outcome; the held-out R^2 after each."""
@@ -99,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     from agents.alphazero import AZAgent, GuidedAgent, NetEvaluator, build_net
     from agents.tournament import format_table, play_match
     from agents.training.az_train import ValueFit
-    from agents.training.imitation import held_out_games, record_teacher
 
     game = tardis_envs.make(args.env_id).unwrapped.game
     if game.num_players != 2 or game.spec.cooperative:
@@ -112,10 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     torch.manual_seed(args.seed)
     started = time.perf_counter()
-    data = record_teacher(
-        args.env_id, make_agent(args.teacher, game, seed=args.seed + 11), args.decisions, seed=args.seed + 123, explore=0.0
-    )
-    held, train = held_out_games(data, seed=args.seed + 5)
+    data, held, train = recorded_games(args.env_id, game, args.teacher, args.decisions, args.seed)
     done = held[data.finished[held]]
     print(
         f"{args.env_id}: {len(data):,} decisions of {args.teacher} ({data.games:,} games, {time.perf_counter() - started:.0f} s); "

@@ -77,11 +77,11 @@ class OnePly(Agent):
         for k, state in enumerate(states):
             mover = int(state[CURRENT_PLAYER])
             for action in game.legal_actions(state):
-                for p, leaf in Position(game, state.copy()).child(int(action)).chance_leaves():
+                for p, leaf in Position(game, state).child(int(action)).chance_leaves():
                     after = leaf.state
                     if int(after[STATUS]) == RUNNING and int(after[CURRENT_PLAYER]) == mover:
                         for then in game.legal_actions(after):
-                            for q, leaf2 in Position(game, after.copy()).child(int(then)).chance_leaves():
+                            for q, leaf2 in Position(game, after).child(int(then)).chance_leaves():
                                 reached.append((k, int(action), follow_ups, int(then), float(p * q), leaf2.state))
                         follow_ups += 1
                     else:
@@ -161,19 +161,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.value == "fitted":
         import torch
 
-        from agents.training.imitation import held_out_games, record_teacher
-
-        fit_value = runpy.run_path(str(Path(__file__).with_name("fitted_value.py")))["fit_value"]
-
+        fitting = runpy.run_path(str(Path(__file__).with_name("fitted_value.py")))
         torch.manual_seed(args.seed)
-        data = record_teacher(
-            args.env_id, make_agent(args.teacher, game, seed=args.seed + 11), args.decisions, seed=args.seed + 123, explore=0.0
-        )
-        held, train = held_out_games(data, seed=args.seed + 5)
+        data, held, train = fitting["recorded_games"](args.env_id, game, args.teacher, args.decisions, args.seed)
         print(f"{args.env_id}: {len(data):,} decisions of {args.teacher} ({data.games:,} games, {time.perf_counter() - started:.0f} s)")
         shape = network.net.shape
         fitted = build_net(shape["obs_size"], shape["num_actions"], shape["num_players"], shape["hidden"], shape["layers"])
-        fit_value(fitted, data, train, held, args.epochs, 2048, args.seed, print)
+        fitting["fit_value"](fitted, data, train, held, args.epochs, 2048, args.seed, print)
         fitted.eval()
         del data
         value = network_value(NetEvaluator(fitted, seats=2, compiled=True), mover_only=True)
