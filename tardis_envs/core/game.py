@@ -184,6 +184,13 @@ class Kernels:
     # the game's heuristic module (``heuristic.py``): ``choose``, ``choose_batch``,
     # ``DEFAULT_WEIGHTS`` and optionally ``PRESETS`` (the ``heuristic`` agent)
     heuristic: ModuleType
+    # exact one-ply look-ahead (:mod:`tardis_envs.core.expectation`), in a game of perfect
+    # information whose kernels enumerate its chance with exact odds; None in the others:
+    # ``batch_afterstates`` and ``observe_leaves`` of its batch.py, at most
+    # ``AFTERSTATE_SLOTS`` slots a position (its rules.py)
+    afterstates: Callable | None = None
+    observe_leaves: Callable | None = None
+    afterstate_slots: int = 0
 
     @classmethod
     def of(cls, rules, observe, batch, hidden, check, heuristic) -> Kernels:
@@ -206,6 +213,9 @@ class Kernels:
             check_state=check.check_state,
             state_problems=check.PROBLEMS,
             heuristic=heuristic,
+            afterstates=getattr(batch, "batch_afterstates", None),
+            observe_leaves=getattr(batch, "observe_leaves", None),
+            afterstate_slots=getattr(rules, "AFTERSTATE_SLOTS", 0),
         )
 
 

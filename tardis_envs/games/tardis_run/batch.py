@@ -12,6 +12,7 @@ from ...core import search as core_search
 from ...core.batch import reset_one, step_row, step_until_seat_key, step_until_seat_one, streams_rows
 from ...core.guided import descend_one
 from ...core.jit import njit, njit_parallel, prange
+from ...core.state import CURRENT_PLAYER
 from . import heuristic, hidden, observe, rules
 
 
@@ -106,3 +107,18 @@ def guided_descend(roots, tables, forest, simulation, active):
     for i in prange(roots.shape[0]):
         if active[i]:
             descend_one(rules.step, rules.legal_mask, observe.observe, hidden.resample_hidden, roots, tables, forest, i, simulation)
+
+
+@njit_parallel
+def batch_afterstates(states, tables, leaves, leaf_used, slot_prob, slot_action, slot_count):
+    """Each state's one-ply expansion over the exact paddle odds (:func:`.rules.afterstates`)."""
+    for i in prange(states.shape[0]):
+        slot_count[i] = rules.afterstates(states[i], tables, leaves[i], leaf_used[i], slot_prob[i], slot_action[i])
+
+
+@njit_parallel
+def observe_leaves(leaves, rows, tables, obs):
+    """The mover's observation of each afterstate ``leaves[rows[j, 0], rows[j, 1], rows[j, 2]]``."""
+    for j in prange(rows.shape[0]):
+        leaf = leaves[rows[j, 0], rows[j, 1], rows[j, 2]]
+        observe.observe(leaf, tables, leaf[CURRENT_PLAYER], obs[j])

@@ -18,10 +18,8 @@ from ...core.jit import njit, njit_alloc, njit_parallel, prange
 from ...core.state import CURRENT_PLAYER, STATUS, TERMINATED, copy_state
 from .content import T_TRACK_LENGTH
 from .layout import BLACK_PADDLE_OWNER, DECLINE_EXTRA, NUM_ACTIONS, NUM_PIECES, PHASE, PHASE_EXTRA_MOVE, PROGRESS, ROLL, TAKE_EXTRA, WINNER
-from .rules import legal_mask, resolve_extra, resolve_roll, square_of
+from .rules import WHITE_WAYS, legal_mask, resolve_extra, resolve_roll, square_of
 
-# Ways (out of 16) the four white paddles show w seals, w = 0..6.
-WHITE_WAYS = np.array([1, 2, 3, 4, 3, 2, 1], dtype=np.int64)
 WIN_SCORE = 1000.0
 
 # Weights of the evaluation (an argument of the kernels, so they can be tuned

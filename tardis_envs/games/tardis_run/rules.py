@@ -5,7 +5,9 @@ are described in :mod:`.layout`, the observation in :mod:`.observe`.
 
 from __future__ import annotations
 
-from ...core.jit import njit
+import numpy as np
+
+from ...core.jit import njit, stack_empty
 from ...core.rewards import clear_rewards, reward_win
 from ...core.rng import rng_bit
 from ...core.state import (
@@ -15,6 +17,7 @@ from ...core.state import (
     STATUS,
     TERMINATED,
     TRUNCATED,
+    copy_state,
 )
 from .content import T_MAX_TURNS, T_SHORTCUT, T_TELEPORT, T_TRACK_LENGTH
 from .layout import (
@@ -39,6 +42,7 @@ from .layout import (
     LAST_TO,
     LAST_USED_BLACK,
     MONSTERS,
+    NUM_ACTIONS,
     NUM_PADDLES,
     NUM_PIECES,
     NUM_SEATS,
@@ -62,6 +66,12 @@ from .layout import (
     WHITE_SEALS,
     WINNER,
 )
+
+# Ways (out of 16) the four white paddles show w seals, w = 0..6 (their seals are 1, 1, 2, 2):
+# the exact odds of a roll, for the kernels that look ahead over every outcome.
+WHITE_WAYS = np.array([1, 2, 3, 4, 3, 2, 1], dtype=np.int64)
+# A position's afterstate slots at most (:func:`afterstates`): 8 choices x (7 white counts x 2 black faces).
+AFTERSTATE_SLOTS = 2 * NUM_PIECES * 7 * 2
 
 
 @njit
@@ -350,3 +360,61 @@ def step_and_mask(state, tables, action, mask):
     """``step``, then ``legal_mask`` into ``mask`` (the batched API's kernel)."""
     step(state, tables, action)
     legal_mask(state, tables, mask)
+
+
+# --- exact look-ahead (tardis_envs.core.expectation) -------------------------------------
+@njit
+def afterstates(state, tables, leaves, leaf_used, slot_prob, slot_action):
+    """Every outcome of every legal action of ``state``, with its exact probability: the
+    one-ply expansion :mod:`tardis_envs.core.expectation` values. Slot ``k`` is one action
+    (``slot_action[k]``) and one count of seals (``slot_prob[k]``: its probability given the
+    action); its position is ``leaves[k, 0]``, or where the roll offers the mover an extra move,
+    ``leaves[k, 0]`` taken and ``leaves[k, 1]`` declined (``leaf_used[k, j]``), of which the
+    mover has the better. An extra-move decision's slots are its two options. Returns the
+    number of slots. The paddles' faces (``LAST_FACES``) stay unset: many faces give one count."""
+    seat = state[CURRENT_PLAYER]
+    k = 0
+    if state[PHASE] == PHASE_EXTRA_MOVE:
+        for take in range(2):
+            slot_prob[k] = 1.0
+            slot_action[k] = TAKE_EXTRA if take == 1 else DECLINE_EXTRA
+            leaf = leaves[k, 0]
+            copy_state(leaf, state)
+            clear_rewards(leaf)
+            resolve_extra(leaf, tables, seat, take == 1)
+            leaf_used[k, 0] = 1
+            leaf_used[k, 1] = 0
+            k += 1
+        return k
+    mask = stack_empty(NUM_ACTIONS, np.int8)
+    legal_mask(state, tables, mask)
+    for action in range(ROLL + 1):
+        if mask[action] == 0:
+            continue
+        rank = -1 if action == ROLL else action // 2
+        use_black = 0 if action == ROLL else action % 2
+        for white in range(7):
+            for face in range(1 + use_black):
+                if use_black == 0:
+                    seals = white
+                elif face == 1:  # the black paddle's seal: +1
+                    seals = white + 1
+                else:  # its "2x"
+                    seals = 2 * white
+                slot_prob[k] = WHITE_WAYS[white] / (16.0 * (1 + use_black))
+                slot_action[k] = action
+                leaf = leaves[k, 0]
+                copy_state(leaf, state)
+                clear_rewards(leaf)
+                clear_last(leaf, seat, rank, use_black)
+                resolve_roll(leaf, tables, seat, rank, seals)
+                leaf_used[k, 0] = 1
+                leaf_used[k, 1] = 0
+                if leaf[STATUS] == RUNNING and leaf[PHASE] == PHASE_EXTRA_MOVE:
+                    declined = leaves[k, 1]
+                    copy_state(declined, leaf)
+                    resolve_extra(leaf, tables, seat, True)
+                    resolve_extra(declined, tables, seat, False)
+                    leaf_used[k, 1] = 1
+                k += 1
+    return k
