@@ -17,6 +17,10 @@ Agent specs (``make_agent``)::
                                   az/<env_id>/players<n>.zip where one is trained on n players)
     az:baseline:sims=128          settings after colons: sims, c (PUCT constant), considered
     az:<checkpoint.zip>:net       the network alone: its most likely legal action, no search
+    az:baseline:search=gumbel     the search: ``gumbel`` (the guided search above) or ``expectation``
+                                  (one ply of exact expectation over the game's chance, valued by
+                                  the network: :mod:`tardis_envs.core.expectation`); by default
+                                  the one the checkpoint was trained with
 
 A checkpoint is a zip holding ``az_model.pt`` (the network's weights) and
 ``tardis_meta.json`` (the game, options, network shape and training record; the
@@ -33,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from tardis_envs.core.expectation import OnePlyExpectation
 from tardis_envs.core.guided import GuidedSearch
 from tardis_envs.core.mlp import MLPEvaluator, MLPWeights
 from tardis_envs.core.state import CURRENT_PLAYER
@@ -45,7 +50,8 @@ MODEL_MEMBER = "az_model.pt"
 OPTIMIZER_MEMBER = "az_optimizer.pt"  # a training checkpoint's optimizer state (dropped on export)
 DEFAULT_SIMULATIONS = 32
 MAX_SIMULATIONS = 100_000
-SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:net]"
+SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:search=gumbel|expectation][:net]"
+SEARCHES = ("gumbel", "expectation")
 
 
 HEADS = ("mlp", "move_squares")
@@ -321,11 +327,16 @@ def parse_spec(text: str) -> dict[str, Any]:
     path, *settings = text.split(":")
     if not path:
         raise ValueError(f"agent az:{text}: give a checkpoint or baseline: {SPEC_USAGE}")
-    out: dict[str, Any] = {"path": path, "sims": DEFAULT_SIMULATIONS, "c": 1.25, "considered": 16, "net": False}
+    out: dict[str, Any] = {"path": path, "sims": DEFAULT_SIMULATIONS, "c": 1.25, "considered": 16, "net": False, "search": None}
     for part in settings:
         key, _, value = part.partition("=")
         if key == "net" and not value:
             out["net"] = True
+            continue
+        if key == "search":
+            if value not in SEARCHES:
+                raise ValueError(f"agent az:{text}: search must be one of {', '.join(SEARCHES)}, got {value!r}")
+            out["search"] = value
             continue
         if key not in ("sims", "c", "considered") or not value:
             raise ValueError(f"agent az:{text}: unknown setting {part!r}; {SPEC_USAGE}")
@@ -394,7 +405,10 @@ class AZAgent(GuidedAgent):
         considered: int = 16,
         net_only: bool = False,
         view=None,
+        search: str = "gumbel",
     ):
+        if search not in SEARCHES:
+            raise ValueError(f"az search must be one of {', '.join(SEARCHES)}, got {search!r}")
         super().__init__(
             game,
             NetEvaluator(net, seats=game.num_players, compiled=True),
@@ -403,12 +417,14 @@ class AZAgent(GuidedAgent):
             c,
             considered,
             search_game=view,
-            name="az:net" if net_only else f"az:{simulations}",
+            name="az:net" if net_only else ("az:expectation" if search == "expectation" else f"az:{simulations}"),
         )
         self.net = net
         self.net_only = net_only
         self.view = view if view is not None and view is not game else None
         self.needs_observations = net_only and self.view is None
+        # one ply of exact expectation over the leaves the network observes (its view's kernels)
+        self.expectation = OnePlyExpectation(view or game) if search == "expectation" and not net_only else None
 
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
@@ -423,11 +439,19 @@ class AZAgent(GuidedAgent):
             considered=settings["considered"],
             net_only=settings["net"],
             view=observation_view(meta, game),
+            search=settings["search"] or (meta.get("config") or {}).get("search", "gumbel"),
         )
         agent.meta = meta
         return agent
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self.expectation is not None:
+            masks = np.asarray(masks)
+            actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
+            busy = np.flatnonzero(masks.sum(axis=1) > 1)
+            if busy.size:
+                actions[busy] = np.argmax(self.expectation.action_values(np.asarray(states)[busy], self.evaluate), axis=1)
+            return actions
         if not self.net_only:
             return super().act_batch(states, observations, masks)
         masks = np.asarray(masks)

@@ -43,6 +43,7 @@ import numpy as np
 import yaml
 
 from tardis_envs import env_module, vector
+from tardis_envs.core.expectation import OnePlyExpectation
 from tardis_envs.core.guided import GuidedSearch
 from tardis_envs.core.observation import is_packed
 from tardis_envs.outputs import ctrl_c_deferred
@@ -53,6 +54,7 @@ from ..alphazero import (
     HEADS,
     OPTIMIZER_MEMBER,
     PRECISIONS,
+    SEARCHES,
     AZAgent,
     NetEvaluator,
     autocast,
@@ -98,6 +100,14 @@ class AZConfig:
     """Self-play games advanced together (the batch of every network call)."""
     seed: int = 0
     """Seed of the games, the search's noise and torch."""
+    search: str = "gumbel"
+    """The search that chooses self-play's moves and gives the targets: ``gumbel``, the guided
+    search (``simulations``, ``max_considered``; the target its improved policy); or
+    ``expectation``, one ply of exact expectation over the game's chance valued by the network
+    (:mod:`tardis_envs.core.expectation`; TD-Gammon's search, in a game of perfect information
+    whose kernels enumerate its chance: TARDIS Run), the target the best action; it learns
+    from (and counts as decisions) positions of a single legal action too, which its expansion
+    values as often as any. The run's checkpoints play with the search they were trained with."""
     simulations: int = 16
     """Simulations per self-play decision (after the root's evaluation)."""
     max_considered: int = 8
@@ -144,6 +154,15 @@ class AZConfig:
     ``(1 - share) x`` the game's outcome ``+ share x`` the root's mean value in the search that
     chose the move (the other seats' targets stay the outcome). A game's outcome is one noisy
     number shared by all its decisions; the root value is a target of each position's own."""
+    value_lambda: float = 0.0
+    """TD(lambda) value targets (0: none): each decision's target is its game's return over the
+    root values of the decisions after it, ``lambda x`` the next one's return ``+ (1 - lambda)
+    x`` its own root value, the last one's return the outcome (:func:`tardis_envs.core.minibatch.lambda_returns`).
+    Where a game's outcome is mostly the dice still to come, the search's values are a target
+    of far less noise. Not with ``root_value_share``."""
+    explore: float = 0.0
+    """``expectation`` search: share of self-play moves played at random among the legal ones
+    (the target stays the best action)."""
     eval_every: int = 100_000
     """Self-play decisions between evaluations and checkpoints."""
     eval_games: int = 400
@@ -221,10 +240,23 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{where}: {name!r} must be a number >= 0, got {value!r}")
-        for name in ("bc_explore", "root_value_share"):
+        for name in ("bc_explore", "root_value_share", "value_lambda", "explore"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"{where}: {name!r} must be a number in [0, 1], got {value!r}")
+        if self.value_lambda and self.root_value_share:
+            raise ValueError(f"{where}: 'value_lambda' and 'root_value_share' are two value targets: give one")
+        if self.search not in SEARCHES:
+            raise ValueError(f"{where}: 'search' must be one of {', '.join(SEARCHES)}, got {self.search!r}")
+        if self.search == "expectation":
+            game_class = env_module(self.env_id).Game
+            if game_class.kernels.afterstates is None or game_class.spec.hidden_information:
+                raise ValueError(
+                    f"{where}: 'search' expectation needs a game of perfect information whose kernels enumerate its chance "
+                    f"(TARDIS Run), not {self.env_id}"
+                )
+        elif self.explore:
+            raise ValueError(f"{where}: 'explore' is for the expectation search (the gumbel search samples its own moves)")
         if self.head not in HEADS:
             raise ValueError(f"{where}: 'head' must be one of {', '.join(HEADS)}, got {self.head!r}")
         if self.head == "move_squares" and not hasattr(env_module(self.env_id).Game, "move_squares_layout"):
@@ -319,6 +351,8 @@ class SelfPlay:
         obs_dtype = "packed" if self.game.packed_plane_kinds is not None else "compact"
         self.vec = vector.make(config.env_id, config.num_envs, seed=seed, obs_dtype=obs_dtype, **config.options)
         self.search = GuidedSearch(self.game, config.simulations, gumbel_scale=1.0, max_considered=config.max_considered, seed=seed)
+        self.expectation = OnePlyExpectation(self.game) if config.search == "expectation" else None
+        self.explore_rng = np.random.default_rng(seed + 104729)
         self.net = net
         self.net_evaluate = NetEvaluator(net, config.precision)
         self.entries = min(config.policy_entries, self.game.num_actions)
@@ -345,6 +379,10 @@ class SelfPlay:
         self.opponent[rows] = np.where(itself, -1, drawn)
         self.learner_seat[rows] = self.rng.integers(0, self.game.num_players, size=rows.size)
 
+    def evaluations(self) -> int:
+        """Positions the network has valued in this self-play's searches."""
+        return self.search.evaluations + (self.expectation.evaluations if self.expectation is not None else 0)
+
     def evaluate(self, obs: np.ndarray, masks: np.ndarray):
         started = time.perf_counter()
         out = self.net_evaluate(obs, masks)
@@ -356,15 +394,21 @@ class SelfPlay:
         started = time.perf_counter()
         choice = vec.masks.sum(axis=1) > 1
         learners = (self.opponent < 0) | (vec.current_player == self.learner_seat)
-        busy = choice & learners
+        # the expectation search values every position its expansion reaches, those of a single
+        # legal action too: it learns them all
+        busy = (choice if self.expectation is None else vec.masks.any(axis=1)) & learners
         actions = np.argmax(vec.masks, axis=1).astype(np.int64)
         rows = np.flatnonzero(busy)
         out: dict[str, np.ndarray] = {}
         if rows.size:
             network_before = self.timing["network"]
-            searched, policy, _ = self.search.run(vec.states, self.evaluate, active=busy)
-            actions[busy] = searched[busy]
-            index, weight = top_entries(policy[rows], self.entries)
+            if self.expectation is None:
+                searched, policy, _ = self.search.run(vec.states, self.evaluate, active=busy)
+                actions[busy] = searched[busy]
+                policy, root_values = policy[rows], self.search.root_values()[rows]
+            else:
+                policy, root_values = self._expectation_step(vec.states[rows], actions, rows)
+            index, weight = top_entries(policy, self.entries)
             out = {
                 "obs": vec.obs[rows].copy(),
                 "masks": np.packbits(vec.masks[rows].astype(bool), axis=1),
@@ -372,7 +416,7 @@ class SelfPlay:
                 "policy_weight": weight,
                 "movers": vec.current_player[rows].copy(),
                 "episodes": self.episodes[rows].copy(),
-                "root_values": self.search.root_values()[rows],
+                "root_values": root_values,
             }
             self.timing["search"] += time.perf_counter() - started - (self.timing["network"] - network_before)
         if self.pool is not None:
@@ -396,6 +440,21 @@ class SelfPlay:
                 self._new_games(ended)
         self.timing["env"] += time.perf_counter() - stepped
         return out
+
+    def _expectation_step(self, states: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``expectation`` search's moves into ``actions[rows]`` (``explore`` of them at
+        random among the legal ones); returns the targets, the best action's one-hot policy, and
+        the root values, its expected value for the mover."""
+        values = self.expectation.action_values(states, self.evaluate)
+        best = np.argmax(values, axis=1)
+        chosen = best.copy()
+        explore = np.flatnonzero(self.explore_rng.random(len(rows)) < self.config.explore)
+        for k in explore:
+            chosen[k] = self.explore_rng.choice(np.flatnonzero(values[k] > -np.inf))
+        actions[rows] = chosen
+        policy = np.zeros(values.shape, dtype=np.float32)
+        policy[np.arange(len(rows)), best] = 1.0
+        return policy, values[np.arange(len(rows)), best].astype(np.float32)
 
     def play(self, decisions: int, weights=None) -> list[dict[str, np.ndarray]]:
         """Steps until ``decisions`` decisions were searched (after loading ``weights``, a
@@ -424,7 +483,7 @@ class SelfPlayActor:
 
     def play(self, decisions: int, weights) -> tuple[list[dict[str, np.ndarray]], dict[str, float], int]:
         steps = self.selfplay.play(decisions, weights)
-        return steps, dict(self.selfplay.timing), self.selfplay.search.evaluations
+        return steps, dict(self.selfplay.timing), self.selfplay.evaluations()
 
 
 def learner_optimizer(net, config: AZConfig, fused: bool = True):
@@ -564,6 +623,8 @@ class AZTrainer:
             game.num_players,
             config.policy_entries,
             config.root_value_share,
+            value_lambda=config.value_lambda,
+            zero_sum=game.spec.utility == "zero_sum",
             **(
                 {"unpack": lambda obs: game.float_observations(obs, self.obs_dtype)}
                 if is_packed(self.obs_dtype)
@@ -728,7 +789,9 @@ class AZTrainer:
         started = time.perf_counter()
         self.net.eval()
         config, game = self.config, self.game
-        learner = AZAgent(game, self.net, seed=1, simulations=config.eval_simulations, considered=config.max_considered)
+        learner = AZAgent(
+            game, self.net, seed=1, simulations=config.eval_simulations, considered=config.max_considered, search=config.search
+        )
         n = game.num_players
         games = max(config.eval_games - config.eval_games % n, n)
         results = {}
@@ -943,7 +1006,7 @@ class AZTrainer:
                 bar.close()
         for name, seconds in self.selfplay.timing.items():
             self.timing[name] += seconds
-        evaluations = self.selfplay.search.evaluations
+        evaluations = self.selfplay.evaluations()
         if self.actors is not None:  # the actors' time on their own cores, summed
             for timing, count in self.remote_timing.values():
                 for name, seconds in timing.items():

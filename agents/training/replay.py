@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tardis_envs.core.minibatch import gather_minibatch
+from tardis_envs.core.minibatch import gather_minibatch, lambda_returns
 
 
 class ReplayBuffer:
@@ -19,7 +19,10 @@ class ReplayBuffer:
     mask (bits), the improved policy's largest entries, the search's root value for the
     mover, and the outcome by seat counted from the mover (unknown until the game ends: such
     decisions are not sampled). A sample's value target is the outcome, its mover's column
-    mixed with the root value at ``root_value_share``.
+    mixed with the root value at ``root_value_share``; or with ``value_lambda > 0`` the game's
+    TD(lambda) return over the root values of its decisions in the buffer
+    (:func:`~tardis_envs.core.minibatch.lambda_returns`; ``zero_sum``: a two-seat game whose
+    root value for the mover is the opposite of the other's).
 
     A sample's observations are the network's input, ``float32[size, input width]``: stored
     observations divided by ``denominators`` (shaped like one observation; default 1, for
@@ -37,7 +40,11 @@ class ReplayBuffer:
         root_value_share: float = 0.0,
         denominators: np.ndarray | None = None,
         unpack: Callable[[np.ndarray], np.ndarray] | None = None,
+        value_lambda: float = 0.0,
+        zero_sum: bool = False,
     ):
+        if value_lambda and root_value_share:
+            raise ValueError("value_lambda and root_value_share are two value targets: give one")
         self.capacity = capacity
         self.obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
         self.obs_size = int(np.prod(obs_shape))
@@ -51,6 +58,11 @@ class ReplayBuffer:
         self.outcome = np.zeros((capacity, num_players), dtype=np.float32)
         self.root_value = np.zeros(capacity, dtype=np.float32)
         self.root_value_share = float(root_value_share)
+        self.value_lambda = float(value_lambda)
+        self.zero_sum = bool(zero_sum)
+        self.played = np.zeros(capacity, dtype=np.int64)  # when a row was added: its game's order
+        # the learner's value target: the outcome, or each decision's TD(lambda) return
+        self.target = np.zeros_like(self.outcome) if self.value_lambda else self.outcome
         self.ready = np.zeros(capacity, dtype=np.bool_)
         self.next = 0
         self.added = 0
@@ -72,6 +84,7 @@ class ReplayBuffer:
         self.policy_weight[at] = policy_weight
         self.mover[at] = movers
         self.episode[at] = episodes
+        self.played[at] = self.added - n + np.arange(n)
         self.root_value[at] = 0.0 if root_values is None else root_values
         self.ready[at] = False
 
@@ -86,6 +99,19 @@ class ReplayBuffer:
         players = rewards.shape[1]
         seats = (self.mover[rows, None] + np.arange(players)) % players
         self.outcome[rows] = np.take_along_axis(rewards[game], seats, axis=1)
+        if self.value_lambda:
+            order = np.lexsort((self.played[rows], game))
+            lambda_returns(
+                rows[order],
+                game[order],
+                np.ascontiguousarray(rewards, dtype=np.float64),
+                self.mover,
+                self.root_value,
+                self.value_lambda,
+                self.zero_sum,
+                np.zeros(players),
+                self.target,
+            )
         self.ready[rows] = True
         return rows
 
@@ -130,7 +156,7 @@ class ReplayBuffer:
             self.num_actions,
             self.policy_index,
             self.policy_weight,
-            self.outcome,
+            self.target,
             self.root_value,
             np.float32(self.root_value_share),
             obs,

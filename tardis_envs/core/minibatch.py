@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit_parallel, prange
+from .jit import njit, njit_parallel, prange
 
 
 @njit_parallel
@@ -48,3 +48,28 @@ def gather_minibatch(
         for p in range(outcome.shape[1]):
             out_target[k, p] = outcome[row, p]
         out_target[k, 0] = out_target[k, 0] + share * (root_value[row] - out_target[k, 0])
+
+
+@njit
+def lambda_returns(rows, games, rewards, mover, root_value, lam, zero_sum, scratch, out):  # pragma: no cover - compiled
+    """TD(lambda) value targets of finished games' decisions: ``rows`` (buffer rows, each game's
+    in the order they were played) of games ``games[k]`` (indices into ``rewards``, the final
+    rewards by seat). Walking each game back from its end, the return ``G`` starts at the
+    rewards; a decision's mover's column becomes ``lam x G + (1 - lam) x`` its root value (the
+    search's value of the position for its mover), in a two-seat zero-sum game the other's
+    column its opposite, and ``out[row]`` is ``G`` counted from the mover. ``lam = 1`` gives the
+    outcome; ``lam = 0`` the root values alone. ``scratch``: a float64 array of the players."""
+    players = rewards.shape[1]
+    current = -1
+    for k in range(rows.size - 1, -1, -1):
+        row = rows[k]
+        if games[k] != current:
+            current = games[k]
+            for p in range(players):
+                scratch[p] = rewards[current, p]
+        m = mover[row]
+        scratch[m] = lam * scratch[m] + (1.0 - lam) * root_value[row]
+        if zero_sum:
+            scratch[1 - m] = -scratch[m]
+        for p in range(players):
+            out[row, p] = scratch[(m + p) % players]

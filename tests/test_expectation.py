@@ -1,0 +1,186 @@
+"""One ply of exact expectation over chance (tardis_envs.core.expectation) and what trains and
+plays with it: the compiled expansion against the chance tape's, scripted positions with known
+values, TD(lambda) targets worked by hand, a tiny ``search: expectation`` run that eval plays,
+and refusals by name."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tardis_envs
+from agents.alphazero import AZAgent, build_net, load_checkpoint, parse_spec
+from tardis_envs.core.expectation import OnePlyExpectation
+from tardis_envs.core.state import RUNNING, STATUS
+from tardis_envs.games.tardis_run.layout import PHASE, PHASE_EXTRA_MOVE, ROLL
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def game():
+    return tardis_envs.make("tardis_run_v0").unwrapped.game
+
+
+def judged(game):
+    """An evaluator whose value of a position for its mover depends on every piece and the black
+    paddle (columns counted from the mover, as a network's)."""
+
+    def evaluate(obs, masks):
+        flat = obs.reshape(len(obs), -1).astype(np.float64)
+        value = np.tanh(flat @ np.cos(np.arange(flat.shape[1]) * 0.37) / 4)
+        return None, np.stack([value, -value], axis=1).astype(np.float32)
+
+    return evaluate
+
+
+def played_positions(game, count, seed):
+    """Running positions of random playouts: piece choices, extra moves and rolls alike."""
+    rng = np.random.default_rng(seed)
+    found = []
+    state = game.new_state(seed)
+    while len(found) < count:
+        if state[STATUS] != RUNNING:
+            state = game.new_state(seed + len(found) + 1)
+        found.append(state.copy())
+        game.kernels.step(state, game.tables, int(rng.choice(game.legal_actions(state))))
+    return np.stack(found)
+
+
+def test_the_compiled_expansion_values_every_action_as_the_chance_tape_does(game):
+    """The expected values of the game's compiled ``afterstates`` expansion equal those of
+    ``benchmarks/one_ply.py``, which enumerates the paddles through the chance tape
+    (``Position.chance_leaves``, the generator's own draws): the same slots, probabilities,
+    extra-move options and finished games, built twice independently."""
+    reference = runpy.run_path(str(ROOT / "benchmarks" / "one_ply.py"))["OnePly"](
+        game, lambda obs, masks, states: judged(game)(obs, masks)[1]
+    )
+    states = played_positions(game, 600, seed=3)
+    values = OnePlyExpectation(game).action_values(states, judged(game))
+    kinds = set()
+    for i in range(0, len(states), 5):
+        expected = reference.action_values(states[i])
+        legal = [int(a) for a in game.legal_actions(states[i])]
+        assert sorted(expected) == legal
+        assert np.flatnonzero(values[i] > -np.inf).tolist() == legal
+        assert np.allclose([values[i, a] for a in legal], [expected[a] for a in legal], atol=1e-6), i
+        kinds.add("extra move" if states[i][PHASE] == PHASE_EXTRA_MOVE else "roll" if legal == [ROLL] else "pieces")
+    assert kinds == {"extra move", "roll", "pieces"}
+
+
+def test_a_winning_roll_is_valued_by_the_reward_and_the_black_paddles_odds_exactly(game):
+    """The Doctors hold the black paddle with three pieces out and the last on the final square:
+    any seal escapes it and wins. Without the black paddle only four blanks (1/16) fail; with it
+    only four blanks and "2x" (1/32). A zero seal sends the piece home (the evaluator's 0)."""
+    last = game.track_length
+    state = game.position(doctors=[last + 1, last + 1, last + 1, last], black_paddle_owner="doctors", to_move="doctors")
+
+    def zero(obs, masks):
+        return None, np.zeros((len(obs), 2), dtype=np.float32)
+
+    values = OnePlyExpectation(game).action_values(state[None], zero)[0]
+    assert np.flatnonzero(values > -np.inf).tolist() == [6, 7]  # the one piece left, with or without the black paddle
+    assert values[6] == pytest.approx(15 / 16) and values[7] == pytest.approx(31 / 32)
+
+
+@pytest.mark.parametrize("env_id", ["keys_to_the_tardis_v0", "timelord_chess_v1"])
+def test_a_game_without_an_exact_chance_expansion_is_refused_by_name(env_id):
+    other = tardis_envs.make(env_id).unwrapped.game
+    with pytest.raises(ValueError, match=f"{env_id}: one ply of exact expectation needs"):
+        OnePlyExpectation(other)
+
+
+def test_td_lambda_targets_follow_the_game_back_from_its_outcome():
+    """Three decisions of one game (seats 0, 1, 0; root values 0.2, 0.4, -0.6 for their movers),
+    seat 0 wins: walking back, G = 1 -> 0.5 x 1 + 0.5 x -0.6 = 0.2 (seat 0) -> for seat 1
+    0.5 x -0.2 + 0.5 x 0.4 = 0.1 -> for seat 0 0.5 x -0.1 + 0.5 x 0.2 = 0.05. A second game's rows
+    interleaved in the buffer keep to their own game; lambda 1 is the outcome."""
+    from agents.training.replay import ReplayBuffer
+
+    def filled(lam):
+        buffer = ReplayBuffer(8, (1,), np.float32, 2, 2, 2, value_lambda=lam, zero_sum=True)
+        ones = np.ones((1, 2), dtype=np.int32)
+        for mover, game_id, root in ((0, 5, 0.2), (1, 9, 0.9), (1, 5, 0.4), (0, 5, -0.6), (0, 9, 0.3)):
+            buffer.add(np.zeros((1, 1), np.float32), np.packbits(ones.astype(bool), axis=1), ones, ones.astype(np.float32),
+                       np.array([mover]), np.array([game_id]), np.array([root], np.float32))  # fmt: skip
+        buffer.finish(np.array([9, 5]), np.array([[-1.0, 1.0], [1.0, -1.0]]))
+        return buffer
+
+    buffer = filled(0.5)
+    game5 = [0, 2, 3]
+    assert np.allclose(buffer.target[game5], [[0.05, -0.05], [0.1, -0.1], [0.2, -0.2]])
+    # game 9: seat 1 won; its last decision (seat 0, root 0.3): 0.5 x -1 + 0.5 x 0.3 = -0.35
+    assert np.allclose(buffer.target[[4, 1]], [[-0.35, 0.35], [0.5 * 0.35 + 0.5 * 0.9, -(0.5 * 0.35 + 0.5 * 0.9)]])
+    assert buffer.outcome[game5, 0].tolist() == [1.0, -1.0, 1.0]  # the outcome itself is kept
+    *_, target = buffer.sample(np.random.default_rng(0), 64)
+    assert set(np.round(target[:, 0], 4)) <= set(np.round(buffer.target[:5, 0], 4))
+    assert np.allclose(filled(1.0).target[:5], filled(1.0).outcome[:5])
+    with pytest.raises(ValueError, match="two value targets"):
+        ReplayBuffer(4, (1,), np.float32, 2, 2, 2, root_value_share=0.5, value_lambda=0.5)
+
+
+def test_an_az_agent_with_the_expectation_search_plays_the_best_expected_action(game, tmp_path):
+    from agents.alphazero import NetEvaluator
+
+    net = build_net(int(np.prod(game.observation_shape)), game.num_actions, 2, hidden=16, layers=1)
+    agent = AZAgent(game, net, search="expectation")
+    states = played_positions(game, 200, seed=5)
+    masks = np.zeros((len(states), game.num_actions), dtype=np.int8)
+    for i, state in enumerate(states):
+        game.kernels.legal_mask(state, game.tables, masks[i])
+    actions = agent.act_batch(states, None, masks)
+    values = OnePlyExpectation(game).action_values(states, NetEvaluator(net, seats=2))
+    busy = masks.sum(axis=1) > 1
+    assert busy.any() and (actions[busy] == np.argmax(values[busy], axis=1)).all()
+    assert (masks[np.arange(len(states)), actions] == 1).all()
+    assert parse_spec("baseline:search=expectation")["search"] == "expectation"
+    with pytest.raises(ValueError, match="search must be one of gumbel, expectation, got 'deep'"):
+        parse_spec("baseline:search=deep")
+
+
+def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_its_search(tmp_path, capsys):
+    from agents import make_agent
+    from agents.training.az_train import AZConfig
+    from tardis_envs.cli import main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        "az: {search: expectation, value_lambda: 0.7, explore: 0.05, hidden: 16, layers: 1, batch_size: 64, eval_opponents: [random]}\n"
+    )
+    run = tmp_path / "run"
+    argv = ["train", "tardis_run_v0", "--algo", "az", "--config", str(config), "--run-dir", str(run)]
+    argv += ["--eval-games", "4", "--num-envs", "16", "--no-progress", "--timesteps", "1500", "--eval-every", "1000"]
+    assert main(argv) == 0
+    net, meta = load_checkpoint(run / "checkpoints" / "last.zip")
+    assert meta["config"]["search"] == "expectation" and meta["num_timesteps"] >= 1500
+    agent = make_agent(f"az:{run / 'checkpoints' / 'last.zip'}", tardis_envs.make("tardis_run_v0").unwrapped.game)
+    assert agent.expectation is not None and agent.name == "az:expectation"
+    assert make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:search=gumbel", agent.game).expectation is None
+    assert (
+        main(
+            [
+                "eval",
+                "tardis_run_v0",
+                "--agents",
+                f"az:{run / 'checkpoints' / 'last.zip'},random",
+                "--games",
+                "4",
+                "--out",
+                str(tmp_path / "e"),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    for data, message in (
+        ({"env_id": "keys_to_the_tardis_v0", "search": "expectation"}, "'search' expectation needs a game of perfect information"),
+        ({"search": "deep"}, "'search' must be one of gumbel, expectation"),
+        ({"explore": 0.1}, "'explore' is for the expectation search"),
+        ({"search": "expectation", "value_lambda": 0.5, "root_value_share": 0.5}, "two value targets"),
+        ({"value_lambda": 1.5}, "'value_lambda' must be a number in"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            AZConfig.from_dict(data)
