@@ -323,11 +323,20 @@ def checkpoint_file(path: str | Path, game) -> Path:
 
 
 def parse_spec(text: str) -> dict[str, Any]:
-    """``"<path>:sims=64:net"`` -> ``{"path": "<path>", "sims": 64, "net": True, ...}``."""
+    """``"<path>:sims=64:net"`` -> ``{"path": "<path>", "sims": 64, "net": True, "given": ["sims"], ...}``."""
     path, *settings = text.split(":")
     if not path:
         raise ValueError(f"agent az:{text}: give a checkpoint or baseline: {SPEC_USAGE}")
-    out: dict[str, Any] = {"path": path, "sims": DEFAULT_SIMULATIONS, "c": 1.25, "considered": 16, "net": False, "search": None}
+    # "given": the numeric settings the spec names (the gumbel search's, refused with the other)
+    out: dict[str, Any] = {
+        "path": path,
+        "sims": DEFAULT_SIMULATIONS,
+        "c": 1.25,
+        "considered": 16,
+        "net": False,
+        "search": None,
+        "given": [],
+    }
     for part in settings:
         key, _, value = part.partition("=")
         if key == "net" and not value:
@@ -348,6 +357,7 @@ def parse_spec(text: str) -> dict[str, Any]:
         if not (np.isfinite(number) and low <= number <= high):
             raise ValueError(f"agent az:{text}: {key} must be in {low}..{high}, got {value!r}")
         out[key] = number
+        out["given"].append(key)
     return out
 
 
@@ -430,6 +440,13 @@ class AZAgent(GuidedAgent):
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
         settings = parse_spec(text)
         net, meta = load_checkpoint(checkpoint_file(settings["path"], game), game)
+        search = settings["search"] or (meta.get("config") or {}).get("search", "gumbel")
+        tree_settings = settings["given"]
+        if search == "expectation" and tree_settings and not settings["net"]:
+            raise ValueError(
+                f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this network plays "
+                "search=expectation (one ply of exact expectation): add :search=gumbel to search it so"
+            )
         agent = cls(
             game,
             net,
@@ -439,7 +456,7 @@ class AZAgent(GuidedAgent):
             considered=settings["considered"],
             net_only=settings["net"],
             view=observation_view(meta, game),
-            search=settings["search"] or (meta.get("config") or {}).get("search", "gumbel"),
+            search=search,
         )
         agent.meta = meta
         return agent

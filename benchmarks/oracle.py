@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     for oracle in (True,) if args.oracle_only else (False, True):
         agent = make_agent(args.agent, game, seed=args.seed)
         assert isinstance(agent, AZAgent)
+        if agent.expectation is not None:
+            parser.error(f"agent {args.agent!r} plays search=expectation, which samples no dice to foresee: add :search=gumbel")
         agent.search.clairvoyant = oracle
         name = f"{args.agent} ({'oracle' if oracle else 'fair'})"
         opponent = make_agent(args.opponent, game, seed=args.seed + 1)

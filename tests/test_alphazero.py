@@ -364,7 +364,15 @@ def test_in_the_duel_every_choice_a_later_seat_cannot_see_leads_to_one_node_of_t
 
 def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path, monkeypatch):
     game = tardis_envs.make("tardis_run_v0").unwrapped.game
-    assert parse_spec("run.zip:sims=64:net") == {"path": "run.zip", "sims": 64, "c": 1.25, "considered": 16, "net": True}
+    assert parse_spec("run.zip:sims=64:net") == {
+        "path": "run.zip",
+        "sims": 64,
+        "c": 1.25,
+        "considered": 16,
+        "net": True,
+        "search": None,
+        "given": ["sims"],
+    }
     for bad, words in (("run.zip:sims=0", "sims must be in"), ("run.zip:depth=3", "unknown setting 'depth=3'"), ("", "give a checkpoint")):
         with pytest.raises(ValueError, match=words):
             make_agent(f"az:{bad}", game)

@@ -158,7 +158,9 @@ def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_
     assert meta["config"]["search"] == "expectation" and meta["num_timesteps"] >= 1500
     agent = make_agent(f"az:{run / 'checkpoints' / 'last.zip'}", tardis_envs.make("tardis_run_v0").unwrapped.game)
     assert agent.expectation is not None and agent.name == "az:expectation"
-    assert make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:search=gumbel", agent.game).expectation is None
+    assert make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:search=gumbel:sims=4", agent.game).expectation is None
+    with pytest.raises(ValueError, match="sims is a setting of the gumbel search, and this network plays search=expectation"):
+        make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:sims=64", agent.game)
     assert (
         main(
             [
@@ -175,6 +177,10 @@ def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_
         == 0
     )
     capsys.readouterr()
+    oracle = runpy.run_path(str(ROOT / "benchmarks" / "oracle.py"))["main"]
+    with pytest.raises(SystemExit):
+        oracle(["tardis_run_v0", f"az:{run / 'checkpoints' / 'last.zip'}", "heuristic", "--games", "2"])
+    assert "plays search=expectation, which samples no dice to foresee" in capsys.readouterr().err
     for data, message in (
         ({"env_id": "keys_to_the_tardis_v0", "search": "expectation"}, "'search' expectation needs a game of perfect information"),
         ({"search": "deep"}, "'search' must be one of gumbel, expectation"),

@@ -12,7 +12,10 @@ Decisions go to a replay buffer (:mod:`agents.training.replay`; observations in 
 the policy as its ``policy_entries`` largest entries); after every self-play step the
 learner takes ``replay_ratio`` samples per new decision in minibatches (cross-entropy to
 the improved policy, squared error to the outcome, or with ``root_value_share`` to a mix of
-the outcome and the search's root value). Every ``eval_every`` decisions the
+the outcome and the search's root value, or with ``value_lambda`` to each decision's TD(lambda)
+return). With ``search: expectation`` one ply of exact expectation over the dice
+(:mod:`tardis_envs.core.expectation`) chooses the moves instead, its best move the policy's
+target (TD-Gammon's recipe). Every ``eval_every`` decisions the
 current network plays the benchmark opponents with ``eval_simulations`` simulations.
 
 With ``address`` (``--address host:port --num-env-runners N``) the games are played by ``N``

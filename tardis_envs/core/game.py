@@ -76,6 +76,12 @@ work for all of them):
     everything ``player`` cannot see, consistently with its observation (ISMCTS,
     OpenSpiel's ``resample_from_infostate``); a game without hidden information
     leaves the state as it is.
+
+Optional, in a game of perfect information whose chance the kernels enumerate with exact
+odds (TARDIS Run): ``AFTERSTATE_SLOTS`` and ``afterstates`` in ``rules.py`` (every outcome of
+every legal action of a state, with its probability), and ``batch_afterstates`` and
+``observe_leaves`` in ``batch.py``, the one-ply look-ahead of
+:mod:`tardis_envs.core.expectation`; ``Kernels.afterstates`` is None in the other games.
 """
 
 from __future__ import annotations
