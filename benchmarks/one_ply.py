@@ -14,7 +14,10 @@ to the outcomes of ``--decisions`` decisions of ``--teacher``'s games in ``--epo
 (``fitted_value.py``'s fit, whole games held out, its R^2 printed).
 
 Perfect-information games for two players (the leaves are the true states, which a game with
-hidden information would leak): TARDIS Run, Dr. Who Chess.
+hidden information would leak): TARDIS Run, Dr. Who Chess. It enumerates chance through the
+chance tape (``Position``), for any game and slowly; the compiled one ply the ``az`` agents
+train and play with (``tardis_envs/core/expectation.py``, on a game's ``afterstates`` kernel)
+is tested against it.
 
     python benchmarks/one_ply.py tardis_run_v0 --value az:baseline --games 1000 --seed 0
     python benchmarks/one_ply.py tardis_run_v0 --value fitted --decisions 4000000 --games 1000 --seed 1000

@@ -18,7 +18,7 @@ from ...core.jit import njit, njit_alloc, njit_parallel, prange
 from ...core.state import CURRENT_PLAYER, STATUS, TERMINATED, copy_state
 from .content import T_TRACK_LENGTH
 from .layout import BLACK_PADDLE_OWNER, DECLINE_EXTRA, NUM_ACTIONS, NUM_PIECES, PHASE, PHASE_EXTRA_MOVE, PROGRESS, ROLL, TAKE_EXTRA, WINNER
-from .rules import WHITE_WAYS, legal_mask, resolve_extra, resolve_roll, square_of
+from .rules import WHITE_WAYS, legal_mask, resolve_extra, resolve_roll, roll_outcome, square_of
 
 WIN_SCORE = 1000.0
 
@@ -128,14 +128,12 @@ def choose(state, tables, weights):
         if mask[action] == 0:
             continue
         rank = action // 2
+        use_black = action % 2
         value = 0.0
         for white in range(7):
-            ways = WHITE_WAYS[white] / 16.0
-            if action % 2 == 0:
-                value += ways * _after_roll(state, tables, seat, rank, white, scratch, spare, weights)
-            else:  # black paddle: +1 seal or "2x", each with probability 1/2
-                value += 0.5 * ways * _after_roll(state, tables, seat, rank, white + 1, scratch, spare, weights)
-                value += 0.5 * ways * _after_roll(state, tables, seat, rank, 2 * white, scratch, spare, weights)
+            for face in range(1 + use_black):  # the black paddle: +1 seal or "2x", each with probability 1/2
+                seals, p = roll_outcome(white, face, use_black)
+                value += p * _after_roll(state, tables, seat, rank, seals, scratch, spare, weights)
         if value > best_value:
             best_value = value
             best_action = action

@@ -364,6 +364,20 @@ def step_and_mask(state, tables, action, mask):
 
 # --- exact look-ahead (tardis_envs.core.expectation) -------------------------------------
 @njit
+def roll_outcome(white, face, use_black):
+    """``(seals, probability)`` of a roll whose white paddles show ``white`` seals (0..6) and,
+    with the black paddle (``use_black``), its face ``face``: 0 its seal (+1), 1 its "2x"
+    (doubles the white seals); without it ``face`` is 0. The odds every look-ahead over the
+    paddles (the heuristic's, :func:`afterstates`) sums over."""
+    ways = WHITE_WAYS[white] / 16.0
+    if use_black == 0:
+        return white, ways
+    if face == 0:
+        return white + 1, 0.5 * ways
+    return 2 * white, 0.5 * ways
+
+
+@njit
 def afterstates(state, tables, leaves, leaf_used, slot_prob, slot_action):
     """Every outcome of every legal action of ``state``, with its exact probability: the
     one-ply expansion :mod:`tardis_envs.core.expectation` values. Slot ``k`` is one action
@@ -395,13 +409,7 @@ def afterstates(state, tables, leaves, leaf_used, slot_prob, slot_action):
         use_black = 0 if action == ROLL else action % 2
         for white in range(7):
             for face in range(1 + use_black):
-                if use_black == 0:
-                    seals = white
-                elif face == 1:  # the black paddle's seal: +1
-                    seals = white + 1
-                else:  # its "2x"
-                    seals = 2 * white
-                slot_prob[k] = WHITE_WAYS[white] / (16.0 * (1 + use_black))
+                seals, slot_prob[k] = roll_outcome(white, face, use_black)
                 slot_action[k] = action
                 leaf = leaves[k, 0]
                 copy_state(leaf, state)
