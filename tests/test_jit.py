@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # kernels without the runtime that return one of their parameters, each an integer
 RETURNS_AN_INTEGER_PARAMETER = {
     ("tardis_envs/games/tardis_run/rules.py", "square_of", "progress"),
+    ("tardis_envs/games/tardis_run/rules.py", "roll_outcome", "white"),
     ("tardis_envs/games/chess/board.py", "gen_piece_moves", "n"),
     ("tardis_envs/games/chess/board.py", "gen_castling", "n"),
     ("tardis_envs/games/chess/layout.py", "queen_if_last_rank", "code"),
