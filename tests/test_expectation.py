@@ -5,7 +5,9 @@ and refusals by name."""
 
 from __future__ import annotations
 
+import io
 import runpy
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -142,13 +144,16 @@ def test_an_az_agent_with_the_expectation_search_plays_the_best_expected_action(
 
 
 def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_its_search(tmp_path, capsys):
+    import torch
+
     from agents import make_agent
-    from agents.training.az_train import AZConfig
+    from agents.training.az_train import OPTIMIZER_MEMBER, AZConfig
     from tardis_envs.cli import main
 
     config = tmp_path / "tiny.yaml"
     config.write_text(
-        "az: {search: expectation, value_lambda: 0.7, explore: 0.05, hidden: 16, layers: 1, batch_size: 64, eval_opponents: [random]}\n"
+        "az: {search: expectation, value_lambda: 0.7, explore: 0.05, learning_rate_end: 0.00001, hidden: 16, layers: 1, batch_size: 64,"
+        " eval_opponents: [random]}\n"
     )
     run = tmp_path / "run"
     argv = ["train", "tardis_run_v0", "--algo", "az", "--config", str(config), "--run-dir", str(run)]
@@ -156,6 +161,10 @@ def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_
     assert main(argv) == 0
     net, meta = load_checkpoint(run / "checkpoints" / "last.zip")
     assert meta["config"]["search"] == "expectation" and meta["num_timesteps"] >= 1500
+    with zipfile.ZipFile(run / "checkpoints" / "last.zip") as archive:
+        optimizer = torch.load(io.BytesIO(archive.read(OPTIMIZER_MEMBER)), weights_only=True)
+    # the last steps were taken near the end of the budget: the step size annealed from 1e-3
+    assert 1e-5 <= optimizer["param_groups"][0]["lr"] < 5e-5
     agent = make_agent(f"az:{run / 'checkpoints' / 'last.zip'}", tardis_envs.make("tardis_run_v0").unwrapped.game)
     assert agent.expectation is not None and agent.name == "az:expectation"
     assert make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:search=gumbel:sims=4", agent.game).expectation is None

@@ -134,6 +134,13 @@ class AZConfig:
     ``init_from: ppo:baseline`` copies)."""
     learning_rate: float = 1e-3
     """Adam step size."""
+    learning_rate_end: float = 0.0
+    """Where above 0, the step size the run anneals to: from ``learning_rate`` down a half
+    cosine over the run's budget, the larger of its decisions' share of ``total_timesteps``
+    and its minutes' share of ``max_minutes`` (after ``--resume``, of the minutes trained before
+    and ``max_minutes`` more; 0: the step size stays ``learning_rate``).
+    SGD at a constant step ends wherever its noise leaves it: networks a few million
+    decisions apart play a few points apart; a step that shrinks settles the last one."""
     weight_decay: float = 1e-4
     """AdamW weight decay."""
     batch_size: int = 512
@@ -239,7 +246,7 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{where}: {name!r} must be a positive number, got {value!r}")
-        for name in ("weight_decay", "max_minutes"):
+        for name in ("weight_decay", "max_minutes", "learning_rate_end"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{where}: {name!r} must be a number >= 0, got {value!r}")
@@ -247,6 +254,11 @@ class AZConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
                 raise ValueError(f"{where}: {name!r} must be a number in [0, 1], got {value!r}")
+        if self.learning_rate_end > self.learning_rate:
+            raise ValueError(
+                f"{where}: 'learning_rate_end' {self.learning_rate_end} is above 'learning_rate' {self.learning_rate}: "
+                "the step size anneals down to it"
+            )
         if self.value_lambda and self.root_value_share:
             raise ValueError(f"{where}: 'value_lambda' and 'root_value_share' are two value targets: give one")
         if self.search not in SEARCHES:
@@ -837,6 +849,18 @@ class AZTrainer:
             out.write(f"{self.num_timesteps},{self.seconds() / 60:.2f},{r2:.4f},{scored}\n")
 
     # --- self-play and learning ------------------------------------------------------
+    def learning_rate(self) -> float:
+        """The learner's step size now: ``learning_rate``, or, with ``learning_rate_end``, the
+        half cosine between the two at the run's share of its budget spent."""
+        config = self.config
+        if not config.learning_rate_end:
+            return config.learning_rate
+        spent = self.num_timesteps / config.total_timesteps
+        if config.max_minutes:  # a resumed run's budget: the minutes it had trained, and max_minutes more
+            spent = max(spent, self.seconds() / (self.seconds_before + 60 * config.max_minutes))
+        spent = min(spent, 1.0)
+        return config.learning_rate_end + 0.5 * (config.learning_rate - config.learning_rate_end) * (1 + math.cos(math.pi * spent))
+
     def _learn(self, minibatches: int) -> int:
         """``minibatches`` learner steps on minibatches drawn from the buffer; the samples
         learned (0 while no game has ended)."""
@@ -844,6 +868,10 @@ class AZTrainer:
         config = self.config
         started = time.perf_counter()
         learned = 0
+        if config.learning_rate_end:
+            rate = self.learning_rate()
+            for group in self.optimizer.param_groups:
+                group["lr"] = rate
         for _ in range(minibatches):
             batch = self.buffer.sample(self.rng, config.batch_size)
             if batch is None:
@@ -853,6 +881,7 @@ class AZTrainer:
             self.learner_samples += config.batch_size
             self.updates += 1
             if self.updates % 50 == 0:
+                self.writer.add_scalar("train/learning_rate", self.optimizer.param_groups[0]["lr"], self.num_timesteps)
                 self.writer.add_scalar("loss/policy", policy_loss.item(), self.num_timesteps)
                 self.writer.add_scalar("loss/value", value_loss.item(), self.num_timesteps)
         self.timing["learner"] += time.perf_counter() - started
