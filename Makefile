@@ -1,8 +1,9 @@
 # Two set-up commands, both from a fresh clone with nothing pre-installed:
 #   make run   creates .venv, installs the package with the training extra, runs the main job:
 #              5 minutes of AlphaZero-style self-play on TARDIS Run, starting from the shipped
-#              az:baseline network, then a round robin of the trained agent, ppo:baseline,
-#              the heuristic and the random agent
+#              az:baseline network, then a round robin of the trained agent (the run's last
+#              network, where its annealed step size ends), ppo:baseline, the heuristic and the
+#              random agent
 #   make test  creates .venv, installs the dev extras, runs the linters and the whole test suite
 #   make docs  builds the documentation site into site/ (--strict) and checks it in headless Chromium
 PYTHON ?= python3
@@ -34,8 +35,8 @@ RUN_DIR := runs/main-$(shell date +%Y%m%d-%H%M%S)
 TRAIN_MINUTES ?= 5
 
 run: $(VENV)/.installed-run
-	$(VENV)/bin/tardis-envs train tardis_run_v0 --algo az --config configs/tardis_run/az_sims64.yaml --init-from baseline --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
-	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents az:$(RUN_DIR)/checkpoints/best.zip,ppo:baseline,heuristic,random --games 2000 --out $(RUN_DIR)/eval
+	$(VENV)/bin/tardis-envs train tardis_run_v0 --algo az --config configs/tardis_run/az_expectation_finetune.yaml --init-from baseline --minutes $(TRAIN_MINUTES) --run-dir $(RUN_DIR)
+	$(VENV)/bin/tardis-envs eval tardis_run_v0 --agents az:$(RUN_DIR)/checkpoints/last.zip,ppo:baseline,heuristic,random --games 2000 --out $(RUN_DIR)/eval
 
 # pip installs the extras and the linters run on one core while the suite's kernels compile
 # beside them (tests/precompile.py needs only the core dependencies); pytest then loads them

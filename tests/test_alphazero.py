@@ -495,7 +495,9 @@ def test_every_shipped_az_baseline_loads_and_plays_legal_moves():
             game = tardis_envs.make(env_id, **({} if players is None else {"num_players": players})).unwrapped.game
             states = random_states(game, 3, seed=4)
             masks = masks_of(game, states)
-            for spec in ("az:baseline:sims=8", "az:baseline:net"):
+            # the search it was trained with (TARDIS Run's: one ply of expectation), the guided
+            # search (every network's) and the network alone
+            for spec in ("az:baseline", "az:baseline:search=gumbel:sims=8", "az:baseline:net"):
                 agent = make_agent(spec, game, seed=0)
                 trained = agent.meta["options"].get("num_players", game.num_players)
                 assert players is None or trained == players, (env_id, players, trained)
@@ -1333,6 +1335,38 @@ def test_the_learners_fused_adamw_steps_as_the_loop_and_a_resumed_run_keeps_it()
         torch.testing.assert_close(a, b, rtol=0, atol=1e-6)  # the moments came with it: a fresh one steps 1e-3 away
 
 
+def test_the_learning_rate_anneals_down_a_half_cosine_over_the_runs_budget(tmp_path, monkeypatch):
+    """``learning_rate_end``: the learner's step size goes from ``learning_rate`` to it down a
+    half cosine over the larger of the decisions' and the minutes' share of the budget, and
+    stays there; without it the step size is constant; an end above the start, or below 0, is
+    refused by name."""
+    from agents.training.az_train import AZConfig, AZTrainer
+
+    config = AZConfig.from_dict({"learning_rate": 1e-3, "learning_rate_end": 1e-5, "total_timesteps": 1000, "max_minutes": 10})
+    trainer = AZTrainer(config, tmp_path / "run", progress=False)
+    monkeypatch.setattr(trainer, "seconds", lambda: 0.0)
+    rates = []
+    for decisions in (0, 250, 500, 1000, 5000):
+        trainer.num_timesteps = decisions
+        rates.append(trainer.learning_rate())
+    half = 1e-5 + (1e-3 - 1e-5) / 2
+    assert rates == pytest.approx([1e-3, 1e-5 + (1e-3 - 1e-5) * (1 + 2**-0.5) / 2, half, 1e-5, 1e-5], rel=1e-9)
+    trainer.num_timesteps = 0
+    monkeypatch.setattr(trainer, "seconds", lambda: 300.0)  # half the minutes, no decisions yet
+    assert trainer.learning_rate() == pytest.approx(half, rel=1e-9)
+    trainer.seconds_before = 600.0  # resumed after 10 minutes, for 10 more: 15 of 20 minutes
+    monkeypatch.setattr(trainer, "seconds", lambda: 900.0)
+    assert trainer.learning_rate() == pytest.approx(1e-5 + (1e-3 - 1e-5) * (1 - 2**-0.5) / 2, rel=1e-9)
+    trainer.config = AZConfig.from_dict({"learning_rate": 1e-3, "total_timesteps": 1000})
+    assert trainer.learning_rate() == 1e-3
+    for data, message in (
+        ({"learning_rate": 1e-4, "learning_rate_end": 1e-3}, "'learning_rate_end' 0.001 is above 'learning_rate' 0.0001"),
+        ({"learning_rate_end": -1e-5}, "'learning_rate_end' must be a number >= 0"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            AZConfig.from_dict(data)
+
+
 def test_the_per_minute_curves_read_opponents_and_team_mates(tmp_path, capsys):
     """``benchmarks/az_vs_ppo.py``: a run's points against one opponent, from the ``opponent``
     column or, in an az run of Time of the Daleks, the ``partner`` column; a run without that
@@ -1464,16 +1498,16 @@ def test_the_one_ply_benchmark_takes_the_exact_expectation_over_the_paddles(caps
 
 def test_the_oracle_benchmark_plays_fair_and_clairvoyant_on_the_same_seeds(capsys):
     """``benchmarks/oracle.py``: the fair search and the oracle on the same seeds; in TARDIS Run
-    knowing the coming dice wins clearly more (over 2,000 games 62.1% against 53.4%); a spec
+    knowing the coming dice wins more (over 2,000 games 59.1% against 55.7%); a spec
     without search, a game count that seats cannot share and an oracle team outside a
     cooperative game or of another spec are refused by name."""
     import runpy
 
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "oracle.py"))
-    assert module["main"](["tardis_run_v0", "az:baseline", "heuristic", "--games", "400"]) == 0
+    assert module["main"](["tardis_run_v0", "az:baseline:search=gumbel", "heuristic", "--games", "400"]) == 0
     out = capsys.readouterr().out
-    rates = {kind: float(out.split(f"az:baseline ({kind})")[1].split("%")[0].split()[-1]) for kind in ("fair", "oracle")}
-    assert rates["oracle"] > rates["fair"] + 4, rates  # 59.2% against 52.5% on these 400 seeds
+    rates = {kind: float(out.split(f"az:baseline:search=gumbel ({kind})")[1].split("%")[0].split()[-1]) for kind in ("fair", "oracle")}
+    assert rates["oracle"] > rates["fair"] + 2, rates  # 57.8% against 55.0% on these 400 seeds
     for argv, message in (
         (["tardis_run_v0", "az:baseline:net", "heuristic"], "an az agent with search"),
         (["keys_to_the_tardis_v0", "az:baseline", "heuristic", "--games", "3", "--oracle-only"], "positive multiple"),

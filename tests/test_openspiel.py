@@ -199,7 +199,7 @@ def test_openspiel_bots_play_through_the_adapter():
 @pytest.mark.parametrize(
     "env_id, specs",
     [
-        ("tardis_run_v0", ["az:baseline:sims=4", "heuristic"]),
+        ("tardis_run_v0", ["az:baseline", "heuristic"]),
         ("gallifrey_duel_v1", ["ismcts:4:prior=ppo:baseline", "ppo:baseline"]),
     ],
 )
