@@ -391,13 +391,16 @@ class GuidedAgent(Agent):
 
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(masks)
-        choices = masks.sum(axis=1)
         actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
-        busy = choices > 1
+        busy = masks.sum(axis=1) > 1
         if busy.any():
-            searched, _, _ = self.search.run(states, self.evaluate, active=busy)
-            actions[busy] = searched[busy]
+            actions[busy] = self._choose(states, busy)
         return actions
+
+    def _choose(self, states: np.ndarray, busy: np.ndarray) -> np.ndarray:
+        """The searched actions of the rows of ``states`` where ``busy``."""
+        searched, _, _ = self.search.run(states, self.evaluate, active=busy)
+        return searched[busy]
 
 
 class AZAgent(GuidedAgent):
@@ -461,14 +464,12 @@ class AZAgent(GuidedAgent):
         agent.meta = meta
         return agent
 
+    def _choose(self, states: np.ndarray, busy: np.ndarray) -> np.ndarray:
+        if self.expectation is None:
+            return super()._choose(states, busy)
+        return np.argmax(self.expectation.action_values(np.asarray(states)[busy], self.evaluate), axis=1)
+
     def act_batch(self, states: np.ndarray, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if self.expectation is not None:
-            masks = np.asarray(masks)
-            actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
-            busy = np.flatnonzero(masks.sum(axis=1) > 1)
-            if busy.size:
-                actions[busy] = np.argmax(self.expectation.action_values(np.asarray(states)[busy], self.evaluate), axis=1)
-            return actions
         if not self.net_only:
             return super().act_batch(states, observations, masks)
         masks = np.asarray(masks)
