@@ -18,9 +18,11 @@ Agent specs (``make_agent``)::
     az:baseline:sims=128          settings after colons: sims, c (PUCT constant), considered
     az:<checkpoint.zip>:net       the network alone: its most likely legal action, no search
     az:baseline:search=gumbel     the search: ``gumbel`` (the guided search above) or ``expectation``
-                                  (one ply of exact expectation over the game's chance, valued by
-                                  the network: :mod:`tardis_envs.core.expectation`); by default
-                                  the one the checkpoint was trained with
+                                  (exact expectation over the game's chance, valued by the
+                                  network: :mod:`tardis_envs.core.expectation`); by default the
+                                  one the checkpoint was trained with
+    az:baseline:plies=2           the expectation search's depth (1 to 3, default 1): with 2, each
+                                  outcome of the dice is worth its mover's best action by one ply
 
 A checkpoint is a zip holding ``az_model.pt`` (the network's weights) and
 ``tardis_meta.json`` (the game, options, network shape and training record; the
@@ -37,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from tardis_envs.core.expectation import OnePlyExpectation
+from tardis_envs.core.expectation import MAX_PLIES, ExactExpectation
 from tardis_envs.core.guided import GuidedSearch
 from tardis_envs.core.mlp import MLPEvaluator, MLPWeights
 from tardis_envs.core.state import CURRENT_PLAYER
@@ -50,7 +52,7 @@ MODEL_MEMBER = "az_model.pt"
 OPTIMIZER_MEMBER = "az_optimizer.pt"  # a training checkpoint's optimizer state (dropped on export)
 DEFAULT_SIMULATIONS = 32
 MAX_SIMULATIONS = 100_000
-SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:search=gumbel|expectation][:net]"
+SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:search=gumbel|expectation][:plies=<n>][:net]"
 SEARCHES = ("gumbel", "expectation")
 
 
@@ -327,7 +329,7 @@ def parse_spec(text: str) -> dict[str, Any]:
     path, *settings = text.split(":")
     if not path:
         raise ValueError(f"agent az:{text}: give a checkpoint or baseline: {SPEC_USAGE}")
-    # "given": the numeric settings the spec names (the gumbel search's, refused with the other)
+    # "given": the numeric settings the spec names (each search's own, refused with the other)
     out: dict[str, Any] = {
         "path": path,
         "sims": DEFAULT_SIMULATIONS,
@@ -335,6 +337,7 @@ def parse_spec(text: str) -> dict[str, Any]:
         "considered": 16,
         "net": False,
         "search": None,
+        "plies": 1,
         "given": [],
     }
     for part in settings:
@@ -347,18 +350,24 @@ def parse_spec(text: str) -> dict[str, Any]:
                 raise ValueError(f"agent az:{text}: search must be one of {', '.join(SEARCHES)}, got {value!r}")
             out["search"] = value
             continue
-        if key not in ("sims", "c", "considered") or not value:
+        if key not in ("sims", "c", "considered", "plies") or not value:
             raise ValueError(f"agent az:{text}: unknown setting {part!r}; {SPEC_USAGE}")
         try:
             number = float(value) if key == "c" else int(value)
         except ValueError:
             raise ValueError(f"agent az:{text}: {key} must be a number, got {value!r}") from None
-        low, high = {"sims": (1, MAX_SIMULATIONS), "c": (0, 1e6), "considered": (1, 4096)}[key]
+        low, high = {"sims": (1, MAX_SIMULATIONS), "c": (0, 1e6), "considered": (1, 4096), "plies": (1, MAX_PLIES)}[key]
         if not (np.isfinite(number) and low <= number <= high):
             raise ValueError(f"agent az:{text}: {key} must be in {low}..{high}, got {value!r}")
         out[key] = number
         out["given"].append(key)
     return out
+
+
+def expectation_name(plies: int) -> str:
+    """An expectation-searching agent's name: ``az:expectation``, or with more plies than one
+    ``az:expectation:plies=<n>``."""
+    return "az:expectation" if plies == 1 else f"az:expectation:plies={plies}"
 
 
 class GuidedAgent(Agent):
@@ -419,9 +428,11 @@ class AZAgent(GuidedAgent):
         net_only: bool = False,
         view=None,
         search: str = "gumbel",
+        plies: int = 1,
     ):
         if search not in SEARCHES:
             raise ValueError(f"az search must be one of {', '.join(SEARCHES)}, got {search!r}")
+        expectation = search == "expectation" and not net_only
         super().__init__(
             game,
             NetEvaluator(net, seats=game.num_players, compiled=True),
@@ -430,26 +441,32 @@ class AZAgent(GuidedAgent):
             c,
             considered,
             search_game=view,
-            name="az:net" if net_only else ("az:expectation" if search == "expectation" else f"az:{simulations}"),
+            name="az:net" if net_only else (expectation_name(plies) if search == "expectation" else f"az:{simulations}"),
         )
         self.net = net
         self.net_only = net_only
         self.view = view if view is not None and view is not game else None
         self.needs_observations = net_only and self.view is None
-        # one ply of exact expectation over the leaves the network observes (its view's kernels)
-        self.expectation = OnePlyExpectation(view or game) if search == "expectation" and not net_only else None
+        # exact expectation over the leaves the network observes (its view's kernels)
+        self.expectation = ExactExpectation(view or game, plies) if expectation else None
 
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
         settings = parse_spec(text)
         net, meta = load_checkpoint(checkpoint_file(settings["path"], game), game)
         search = settings["search"] or (meta.get("config") or {}).get("search", "gumbel")
-        tree_settings = settings["given"]
-        if search == "expectation" and tree_settings and not settings["net"]:
-            raise ValueError(
-                f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this network plays "
-                "search=expectation (one ply of exact expectation): add :search=gumbel to search it so"
-            )
+        if not settings["net"]:
+            foreign = [key for key in settings["given"] if (key == "plies") != (search == "expectation")]
+            if foreign and search == "expectation":
+                raise ValueError(
+                    f"agent az:{text}: {foreign[0]} is a setting of the gumbel search, and this network plays "
+                    "search=expectation (exact expectation over the dice): add :search=gumbel to search it so"
+                )
+            if foreign:
+                raise ValueError(
+                    f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search=gumbel: "
+                    "add :search=expectation to search so"
+                )
         agent = cls(
             game,
             net,
@@ -460,6 +477,7 @@ class AZAgent(GuidedAgent):
             net_only=settings["net"],
             view=observation_view(meta, game),
             search=search,
+            plies=settings["plies"],
         )
         agent.meta = meta
         return agent

@@ -15,8 +15,8 @@ import pytest
 
 import tardis_envs
 from agents.alphazero import AZAgent, build_net, load_checkpoint, parse_spec
-from tardis_envs.core.expectation import OnePlyExpectation
-from tardis_envs.core.state import RUNNING, STATUS
+from tardis_envs.core.expectation import ExactExpectation
+from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS
 from tardis_envs.games.tardis_run.layout import PHASE, PHASE_EXTRA_MOVE, ROLL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +37,13 @@ def judged(game):
         return None, np.stack([value, -value], axis=1).astype(np.float32)
 
     return evaluate
+
+
+def kind_of(game, state):
+    """The decision a position asks for: an extra move, a roll of the paddles alone, or a piece."""
+    if state[PHASE] == PHASE_EXTRA_MOVE:
+        return "extra move"
+    return "roll" if [int(a) for a in game.legal_actions(state)] == [ROLL] else "pieces"
 
 
 def played_positions(game, count, seed):
@@ -61,7 +68,7 @@ def test_the_compiled_expansion_values_every_action_as_the_chance_tape_does(game
         game, lambda obs, masks, states: judged(game)(obs, masks)[1]
     )
     states = played_positions(game, 600, seed=3)
-    values = OnePlyExpectation(game).action_values(states, judged(game))
+    values = ExactExpectation(game).action_values(states, judged(game))
     kinds = set()
     for i in range(0, len(states), 5):
         expected = reference.action_values(states[i])
@@ -69,8 +76,76 @@ def test_the_compiled_expansion_values_every_action_as_the_chance_tape_does(game
         assert sorted(expected) == legal
         assert np.flatnonzero(values[i] > -np.inf).tolist() == legal
         assert np.allclose([values[i, a] for a in legal], [expected[a] for a in legal], atol=1e-6), i
-        kinds.add("extra move" if states[i][PHASE] == PHASE_EXTRA_MOVE else "roll" if legal == [ROLL] else "pieces")
+        kinds.add(kind_of(game, states[i]))
     assert kinds == {"extra move", "roll", "pieces"}
+
+
+def test_two_plies_value_each_outcome_by_its_movers_best_action_as_the_chance_tape_does(game):
+    """Two plies: every position an action's dice reach is worth what its own mover's best
+    action is worth by one ply. The reference builds that from ``benchmarks/one_ply.py``'s chance
+    tape alone, the outer ply's leaves valued by an inner chance-tape one ply (the evaluator is
+    zero-sum, so the best action's value for the other seat is its opposite). The compiled
+    search's values must match it action for action, and differ from one ply's (else the second
+    ply were not looked at)."""
+    tape = runpy.run_path(str(ROOT / "benchmarks" / "one_ply.py"))["OnePly"]
+    inner = tape(game, lambda obs, masks, states: judged(game)(obs, masks)[1])
+
+    def best_reply(obs, masks, states):
+        best = np.array([max(inner.action_values(state).values()) for state in states])
+        return np.stack([best, -best], axis=1)
+
+    reference = tape(game, best_reply)
+    states = played_positions(game, 400, seed=11)
+    chosen = []
+    for kind in ("extra move", "roll", "pieces"):  # four positions of each kind of decision
+        chosen += [i for i in range(len(states)) if kind_of(game, states[i]) == kind][:4]
+    two = ExactExpectation(game, plies=2, chunk=64).action_values(states[chosen], judged(game))
+    one = ExactExpectation(game).action_values(states[chosen], judged(game))
+    for row, i in enumerate(chosen):
+        expected = reference.action_values(states[i])
+        legal = [int(a) for a in game.legal_actions(states[i])]
+        assert np.flatnonzero(two[row] > -np.inf).tolist() == sorted(expected) == legal
+        assert np.allclose([two[row, a] for a in legal], [expected[a] for a in legal], atol=1e-6), i
+    assert not np.allclose(two[two > -np.inf], one[one > -np.inf], atol=1e-3)
+
+
+def test_a_deeper_search_carries_every_seats_value_of_the_action_each_mover_chooses(game):
+    """Values are vectors, one component a seat: a leaf's mover plays the action best for
+    itself, and the seat above reads its own component of that action. With an evaluator that is
+    not zero-sum (the two seats' values unrelated), the outer ply through the chance tape, each
+    leaf valued by the compiled one ply's vectors at its mover's best action, gives the values
+    of the compiled two plies; reading the mover's best as the other seat's loss would not."""
+    tape = runpy.run_path(str(ROOT / "benchmarks" / "one_ply.py"))["OnePly"]
+    weights = np.cos(np.arange(480)[:, None] * np.array([0.37, 0.11]))
+
+    def unrelated(obs, masks):
+        return None, np.tanh(obs.reshape(len(obs), -1).astype(np.float64) @ weights / 4).astype(np.float32)
+
+    one = ExactExpectation(game)
+
+    def reply_vector(obs, masks, states):
+        vectors, legal = one.action_vectors(states, unrelated)
+        movers = states[:, CURRENT_PLAYER]
+        rows = np.arange(len(states))
+        best = np.argmax(np.where(legal, vectors[rows, :, movers], -np.inf), axis=1)
+        chosen = vectors[rows, best]
+        return np.stack([chosen[rows, movers], chosen[rows, 1 - movers]], axis=1)  # counted from the mover
+
+    reference = tape(game, reply_vector)
+    states = played_positions(game, 300, seed=13)[::10]
+    values = ExactExpectation(game, plies=2).action_values(states, unrelated)
+
+    def mover_only(obs, masks):  # the other seat's value read as the mover's loss
+        own = unrelated(obs, masks)[1][:, 0]
+        return None, np.stack([own, -own], axis=1)
+
+    zero_sum = ExactExpectation(game, plies=2).action_values(states, mover_only)
+    for row, state in enumerate(states):
+        expected = reference.action_values(state)
+        legal = sorted(expected)
+        assert np.flatnonzero(values[row] > -np.inf).tolist() == legal
+        assert np.allclose([values[row, a] for a in legal], [expected[a] for a in legal], atol=1e-6), row
+    assert not np.allclose(values[values > -np.inf], zero_sum[zero_sum > -np.inf], atol=1e-3)
 
 
 def test_a_winning_roll_is_valued_by_the_reward_and_the_black_paddles_odds_exactly(game):
@@ -83,7 +158,7 @@ def test_a_winning_roll_is_valued_by_the_reward_and_the_black_paddles_odds_exact
     def zero(obs, masks):
         return None, np.zeros((len(obs), 2), dtype=np.float32)
 
-    values = OnePlyExpectation(game).action_values(state[None], zero)[0]
+    values = ExactExpectation(game).action_values(state[None], zero)[0]
     assert np.flatnonzero(values > -np.inf).tolist() == [6, 7]  # the one piece left, with or without the black paddle
     assert values[6] == pytest.approx(15 / 16) and values[7] == pytest.approx(31 / 32)
 
@@ -91,8 +166,8 @@ def test_a_winning_roll_is_valued_by_the_reward_and_the_black_paddles_odds_exact
 @pytest.mark.parametrize("env_id", ["keys_to_the_tardis_v0", "timelord_chess_v1"])
 def test_a_game_without_an_exact_chance_expansion_is_refused_by_name(env_id):
     other = tardis_envs.make(env_id).unwrapped.game
-    with pytest.raises(ValueError, match=f"{env_id}: one ply of exact expectation needs"):
-        OnePlyExpectation(other)
+    with pytest.raises(ValueError, match=f"{env_id}: exact expectation over chance needs"):
+        ExactExpectation(other)
 
 
 def test_td_lambda_targets_follow_the_game_back_from_its_outcome():
@@ -134,13 +209,23 @@ def test_an_az_agent_with_the_expectation_search_plays_the_best_expected_action(
     for i, state in enumerate(states):
         game.kernels.legal_mask(state, game.tables, masks[i])
     actions = agent.act_batch(states, None, masks)
-    values = OnePlyExpectation(game).action_values(states, NetEvaluator(net, seats=2))
+    values = ExactExpectation(game).action_values(states, NetEvaluator(net, seats=2))
     busy = masks.sum(axis=1) > 1
     assert busy.any() and (actions[busy] == np.argmax(values[busy], axis=1)).all()
     assert (masks[np.arange(len(states)), actions] == 1).all()
     assert parse_spec("baseline:search=expectation")["search"] == "expectation"
     with pytest.raises(ValueError, match="search must be one of gumbel, expectation, got 'deep'"):
         parse_spec("baseline:search=deep")
+    deeper = AZAgent(game, net, search="expectation", plies=2)
+    two = ExactExpectation(game, plies=2).action_values(states[busy], NetEvaluator(net, seats=2))
+    assert deeper.name == "az:expectation:plies=2"
+    assert (deeper.act_batch(states, None, masks)[busy] == np.argmax(two, axis=1)).all()
+    assert parse_spec("baseline:plies=3")["plies"] == 3 and parse_spec("baseline")["plies"] == 1
+    for bad in ("plies=4", "plies=0", "plies=two"):
+        with pytest.raises(ValueError, match="plies must be"):
+            parse_spec(f"baseline:{bad}")
+    with pytest.raises(ValueError, match="exact expectation plies must be an integer in 1..3, got 5"):
+        ExactExpectation(game, plies=5)
 
 
 def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_its_search(tmp_path, capsys):
@@ -170,6 +255,9 @@ def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_
     assert make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:search=gumbel:sims=4", agent.game).expectation is None
     with pytest.raises(ValueError, match="sims is a setting of the gumbel search, and this network plays search=expectation"):
         make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:sims=64", agent.game)
+    assert make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:plies=2", agent.game).expectation.plies == 2
+    with pytest.raises(ValueError, match="plies is a setting of the expectation search, and this agent plays search=gumbel"):
+        make_agent(f"az:{run / 'checkpoints' / 'last.zip'}:search=gumbel:plies=2", agent.game)
     assert (
         main(
             [

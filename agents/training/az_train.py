@@ -46,7 +46,7 @@ import numpy as np
 import yaml
 
 from tardis_envs import env_module, vector
-from tardis_envs.core.expectation import OnePlyExpectation
+from tardis_envs.core.expectation import ExactExpectation
 from tardis_envs.core.guided import GuidedSearch
 from tardis_envs.core.observation import is_packed
 from tardis_envs.outputs import ctrl_c_deferred
@@ -366,7 +366,7 @@ class SelfPlay:
         obs_dtype = "packed" if self.game.packed_plane_kinds is not None else "compact"
         self.vec = vector.make(config.env_id, config.num_envs, seed=seed, obs_dtype=obs_dtype, **config.options)
         self.search = GuidedSearch(self.game, config.simulations, gumbel_scale=1.0, max_considered=config.max_considered, seed=seed)
-        self.expectation = OnePlyExpectation(self.game) if config.search == "expectation" else None
+        self.expectation = ExactExpectation(self.game) if config.search == "expectation" else None
         self.explore_rng = np.random.default_rng(seed + 104729)
         self.net = net
         self.net_evaluate = NetEvaluator(net, config.precision)

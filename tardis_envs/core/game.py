@@ -80,7 +80,7 @@ work for all of them):
 Optional, in a game of perfect information whose chance the kernels enumerate with exact
 odds (TARDIS Run): ``AFTERSTATE_SLOTS`` and ``afterstates`` in ``rules.py`` (every outcome of
 every legal action of a state, with its probability), and ``batch_afterstates`` and
-``observe_leaves`` in ``batch.py``, the one-ply look-ahead of
+``observe_leaves`` in ``batch.py``, the exact look-ahead over chance of
 :mod:`tardis_envs.core.expectation`; ``Kernels.afterstates`` is None in the other games.
 """
 
@@ -190,7 +190,7 @@ class Kernels:
     # the game's heuristic module (``heuristic.py``): ``choose``, ``choose_batch``,
     # ``DEFAULT_WEIGHTS`` and optionally ``PRESETS`` (the ``heuristic`` agent)
     heuristic: ModuleType
-    # exact one-ply look-ahead (:mod:`tardis_envs.core.expectation`), in a game of perfect
+    # exact look-ahead over chance (:mod:`tardis_envs.core.expectation`), in a game of perfect
     # information whose kernels enumerate its chance with exact odds; None in the others:
     # ``batch_afterstates`` and ``observe_leaves`` of its batch.py, at most
     # ``AFTERSTATE_SLOTS`` slots a position (its rules.py)
