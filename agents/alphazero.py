@@ -21,7 +21,7 @@ Agent specs (``make_agent``)::
                                   (exact expectation over the game's chance, valued by the
                                   network: :mod:`tardis_envs.core.expectation`); by default the
                                   one the checkpoint was trained with
-    az:baseline:plies=2           the expectation search's depth (1 to 3, default 1): with 2, each
+    az:baseline:plies=2           the expectation search's depth (1 or 2, default 1): with 2, each
                                   outcome of the dice is worth its mover's best action by one ply
 
 A checkpoint is a zip holding ``az_model.pt`` (the network's weights) and

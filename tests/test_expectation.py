@@ -220,12 +220,12 @@ def test_an_az_agent_with_the_expectation_search_plays_the_best_expected_action(
     two = ExactExpectation(game, plies=2).action_values(states[busy], NetEvaluator(net, seats=2))
     assert deeper.name == "az:expectation:plies=2"
     assert (deeper.act_batch(states, None, masks)[busy] == np.argmax(two, axis=1)).all()
-    assert parse_spec("baseline:plies=3")["plies"] == 3 and parse_spec("baseline")["plies"] == 1
-    for bad in ("plies=4", "plies=0", "plies=two"):
+    assert parse_spec("baseline:plies=2")["plies"] == 2 and parse_spec("baseline")["plies"] == 1
+    for bad in ("plies=3", "plies=0", "plies=two"):
         with pytest.raises(ValueError, match="plies must be"):
             parse_spec(f"baseline:{bad}")
-    with pytest.raises(ValueError, match="exact expectation plies must be an integer in 1..3, got 5"):
-        ExactExpectation(game, plies=5)
+    with pytest.raises(ValueError, match="exact expectation plies must be an integer in 1..2, got 3"):
+        ExactExpectation(game, plies=3)
 
 
 def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_its_search(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""Exact expectation over chance, one or more plies deep: what each legal action is worth to
+"""Exact expectation over chance, one or two plies deep: what each legal action is worth to
 its mover when every outcome of the action's chance is valued with its exact probability.
 
 A game of perfect information whose kernels enumerate a move's chance outcomes with their odds
@@ -27,7 +27,7 @@ import numpy as np
 
 from .state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS
 
-MAX_PLIES = 3
+MAX_PLIES = 2
 
 
 class ExactExpectation:
