@@ -371,6 +371,7 @@ def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path, monkeypatch):
         "considered": 16,
         "net": True,
         "search": None,
+        "plies": 1,
         "given": ["sims"],
     }
     for bad, words in (("run.zip:sims=0", "sims must be in"), ("run.zip:depth=3", "unknown setting 'depth=3'"), ("", "give a checkpoint")):
