@@ -364,12 +364,6 @@ def parse_spec(text: str) -> dict[str, Any]:
     return out
 
 
-def expectation_name(plies: int) -> str:
-    """An expectation-searching agent's name: ``az:expectation``, or with more plies than one
-    ``az:expectation:plies=<n>``."""
-    return "az:expectation" if plies == 1 else f"az:expectation:plies={plies}"
-
-
 class GuidedAgent(Agent):
     """Plays with the guided search over any evaluator ``evaluate(observations, masks) ->
     (priors, values)`` (:class:`tardis_envs.core.guided.GuidedSearch`): the network of an
@@ -433,6 +427,12 @@ class AZAgent(GuidedAgent):
         if search not in SEARCHES:
             raise ValueError(f"az search must be one of {', '.join(SEARCHES)}, got {search!r}")
         expectation = search == "expectation" and not net_only
+        if net_only:
+            name = "az:net"
+        elif expectation:
+            name = "az:expectation" if plies == 1 else f"az:expectation:plies={plies}"
+        else:
+            name = f"az:{simulations}"
         super().__init__(
             game,
             NetEvaluator(net, seats=game.num_players, compiled=True),
@@ -441,7 +441,7 @@ class AZAgent(GuidedAgent):
             c,
             considered,
             search_game=view,
-            name="az:net" if net_only else (expectation_name(plies) if search == "expectation" else f"az:{simulations}"),
+            name=name,
         )
         self.net = net
         self.net_only = net_only
@@ -455,18 +455,17 @@ class AZAgent(GuidedAgent):
         settings = parse_spec(text)
         net, meta = load_checkpoint(checkpoint_file(settings["path"], game), game)
         search = settings["search"] or (meta.get("config") or {}).get("search", "gumbel")
-        if not settings["net"]:
-            foreign = [key for key in settings["given"] if (key == "plies") != (search == "expectation")]
-            if foreign and search == "expectation":
-                raise ValueError(
-                    f"agent az:{text}: {foreign[0]} is a setting of the gumbel search, and this network plays "
-                    "search=expectation (exact expectation over the dice): add :search=gumbel to search it so"
-                )
-            if foreign:
-                raise ValueError(
-                    f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search=gumbel: "
-                    "add :search=expectation to search so"
-                )
+        tree_settings = [key for key in settings["given"] if key != "plies"]
+        if search == "expectation" and tree_settings and not settings["net"]:
+            raise ValueError(
+                f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this network plays "
+                "search=expectation (exact expectation over the dice): add :search=gumbel to search it so"
+            )
+        if search == "gumbel" and "plies" in settings["given"] and not settings["net"]:
+            raise ValueError(
+                f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search=gumbel: "
+                "add :search=expectation to search so"
+            )
         agent = cls(
             game,
             net,

@@ -116,7 +116,7 @@ def test_a_deeper_search_carries_every_seats_value_of_the_action_each_mover_choo
     leaf valued by the compiled one ply's vectors at its mover's best action, gives the values
     of the compiled two plies; reading the mover's best as the other seat's loss would not."""
     tape = runpy.run_path(str(ROOT / "benchmarks" / "one_ply.py"))["OnePly"]
-    weights = np.cos(np.arange(480)[:, None] * np.array([0.37, 0.11]))
+    weights = np.cos(np.arange(int(np.prod(game.observation_shape)))[:, None] * np.array([0.37, 0.11]))
 
     def unrelated(obs, masks):
         return None, np.tanh(obs.reshape(len(obs), -1).astype(np.float64) @ weights / 4).astype(np.float32)

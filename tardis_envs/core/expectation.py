@@ -68,9 +68,8 @@ class ExactExpectation:
     def action_values(self, states: np.ndarray, evaluate) -> np.ndarray:
         """``float64[n, num_actions]``: each legal action's expected value for the mover of
         each of ``states`` (running states, ``int64[n, state_size]``), ``-inf`` where illegal."""
-        states = np.ascontiguousarray(states, dtype=np.int64)
         vectors, legal = self.action_vectors(states, evaluate)
-        mover = states[:, CURRENT_PLAYER]
+        mover = np.asarray(states)[:, CURRENT_PLAYER]
         return np.where(legal, vectors[np.arange(len(states)), :, mover], -np.inf)
 
     def action_vectors(self, states: np.ndarray, evaluate, plies: int | None = None) -> tuple[np.ndarray, np.ndarray]:
