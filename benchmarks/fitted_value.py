@@ -8,10 +8,12 @@ fitted value at its leaves against ``--opponent`` (``--sims``, one match each; n
 The engine records a teacher's decisions far faster than self-play makes them (TARDIS Run's
 heuristic: 4M in under half a minute on two cores), so the fit shows where the value stops improving
 with data: in a game whose outcome the dice mostly decide, no network explains much of it.
-Two-player zero-sum games; the fitted network has ``--network``'s shape. (``value_fit.py`` scores
+Two-player zero-sum games; the fitted network has ``--network``'s shape, or is ``--hidden`` wide
+and ``--layers`` deep (whether a larger network explains more). (``value_fit.py`` scores
 a trained network's value on a teacher's games; this one fits a fresh value to them.)
 
     python benchmarks/fitted_value.py tardis_run_v0 --decisions 4000000 --sims 32 128 --games 2000
+    python benchmarks/fitted_value.py tardis_run_v0 --decisions 4000000 --epochs 2 --hidden 1024 --layers 3
 
 Results: ``docs/results/az/``.
 """
@@ -87,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=4, help="passes over them (default 4)")
     parser.add_argument("--batch", type=int, default=2048, help="minibatch (default 2,048)")
     parser.add_argument("--network", default="az:baseline", help="az spec: the value compared, the search's priors (default az:baseline)")
+    parser.add_argument("--hidden", type=int, help="the fitted network's width (default --network's)")
+    parser.add_argument("--layers", type=int, help="the fitted network's hidden layers (default --network's)")
     parser.add_argument("--sims", type=int, nargs="*", default=[], help="simulations a move of each match (default: no match)")
     parser.add_argument("--opponent", default="heuristic", help="agent spec of the matches (default heuristic)")
     parser.add_argument("--games", type=int, default=2000, help="seat-swapped games a match (default 2,000)")
@@ -96,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--decisions {args.decisions}: at least 1,000 (whole games are held out)")
     if args.epochs < 1 or args.batch < 1:
         parser.error(f"--epochs {args.epochs} --batch {args.batch}: each at least 1")
+    if (args.hidden is not None and args.hidden < 1) or (args.layers is not None and args.layers < 1):
+        parser.error(f"--hidden {args.hidden} --layers {args.layers}: each at least 1")
     if any(s < 1 for s in args.sims):
         parser.error(f"--sims {args.sims}: each at least 1")
     if args.games <= 0 or args.games % 2:
@@ -131,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     _, theirs = network.evaluate(data.observations[done].astype(np.float32), data.masks[done].astype(np.int8))
     print(f"{args.network}'s value on them: R^2 {ValueFit.of(theirs[:, 0], data.returns[done]):.4f}")
     shape = network.net.shape
-    fitted = build_net(shape["obs_size"], shape["num_actions"], shape["num_players"], shape["hidden"], shape["layers"])
+    hidden, layers = args.hidden or shape["hidden"], args.layers or shape["layers"]
+    print(f"the fitted network: {layers} x {hidden}")
+    fitted = build_net(shape["obs_size"], shape["num_actions"], shape["num_players"], hidden, layers)
     fit_value(fitted, data, train, held, args.epochs, args.batch, args.seed, print)
     fitted.eval()
     value = NetEvaluator(fitted, seats=2, compiled=True)

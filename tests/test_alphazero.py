@@ -1219,9 +1219,10 @@ def test_the_fitted_value_benchmark_fits_a_value_and_searches_with_it(capsys):
     import runpy
 
     module = runpy.run_path(str(Path(__file__).resolve().parents[1] / "benchmarks" / "fitted_value.py"))
-    args = ["tardis_run_v0", "--decisions", "30000", "--epochs", "2", "--sims", "4", "--games", "4"]
+    args = ["tardis_run_v0", "--decisions", "30000", "--epochs", "2", "--sims", "4", "--games", "4", "--hidden", "48"]
     assert module["main"](args) == 0
     out = capsys.readouterr().out
+    assert "the fitted network: 2 x 48" in out  # the width given, the shipped network's depth
     fitted = [float(line.split("R^2 ")[1].split()[0]) for line in out.splitlines() if line.startswith("epoch ")]
     assert len(fitted) == 2 and 0 < fitted[-1] < 1
     assert "az:baseline's value on them: R^2" in out and "fitted value, sims=4" in out and "4 games in" in out
@@ -1240,6 +1241,7 @@ def test_the_fitted_value_benchmark_fits_a_value_and_searches_with_it(capsys):
         (["--games", "3"], "--games 3"),
         (["--network", "heuristic"], "--network"),
         (["--decisions", "10"], "--decisions 10"),
+        (["--layers", "0"], "--layers 0"),
     ):
         with pytest.raises(SystemExit):
             module["main"](["tardis_run_v0", *flags])
