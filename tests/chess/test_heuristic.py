@@ -73,6 +73,17 @@ def test_the_depth3_preset_sees_a_mate_in_two_that_two_plies_do_not():
     assert heuristic.search_value(state.copy(), CLASSIC.tables, weights, 2) == -(heuristic.MATE - 2), move
 
 
+def test_the_material3_preset_judges_by_material_alone_three_plies_deep():
+    moves = np.zeros(layout.MAX_MOVES, dtype=np.int64)
+    # equal material, the white knight in the corner and the black one in the centre
+    state = position("4k3/8/8/3n4/8/8/8/N3K3 w - - 0 1", CLASSIC)
+    assert heuristic.evaluate(state.copy(), heuristic.PRESETS["material3"], moves) == 0.0
+    assert heuristic.evaluate(state.copy(), heuristic.DEFAULT_WEIGHTS, moves) < 0.0  # mobility and the centre
+    state = position("k7/8/2K5/8/8/8/8/7R w - - 0 1", CLASSIC)  # the mate in two of the depth3 test
+    play(CLASSIC, state, best(CLASSIC, state, heuristic.PRESETS["material3"]))
+    assert heuristic.search_value(state.copy(), CLASSIC.tables, heuristic.DEFAULT_WEIGHTS, 2) == -(heuristic.MATE - 2)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("doctor", [True, False])
 def test_beats_random_in_at_least_95_percent(doctor):

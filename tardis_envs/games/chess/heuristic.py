@@ -25,7 +25,10 @@ without mobility: it sees exchanges and hanging pieces but no quiet threats,
 wins 39 of 40 games against ``greedy`` and costs a fraction of a millisecond
 a decision, so it is the Dr. Who Chess baseline's behaviour-cloning teacher.
 The preset ``depth3`` is the default one ply deeper: the yardstick of what
-beats the default (a search that sees every reply to every reply).
+beats the default (a search that sees every reply to every reply). The preset
+``material3`` is ``depth3`` judging by material alone (and the mating drive):
+no mobility, no piece-square terms, what a search one ply deeper than the
+default needs its leaves to know.
 
 :func:`search_value` is the negamax value the search gives a position, which
 ``benchmarks/leaf_values.py`` hands the guided search as its leaves' values.
@@ -90,6 +93,7 @@ PRESETS = {
     "greedy": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
     "quick": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 1.0, 1.0, 1.0, 4.0, 0.0]),
     "depth3": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 1.0, 1.0, 3.0, 4.0, 4.0]),
+    "material3": np.array([100.0, 320.0, 330.0, 500.0, 900.0, 0.0, 1.0, 3.0, 4.0, 0.0]),
 }
 
 MATE = 1_000_000.0
