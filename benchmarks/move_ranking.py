@@ -115,8 +115,8 @@ def heuristic_terms(game, states: np.ndarray) -> np.ndarray:
     split into its unweighted part (progress and escapes) and each weighted term at its default
     weight (the evaluation is linear in its weights, so the parts sum to it)."""
     from tardis_envs.core.state import CURRENT_PLAYER
-    from tardis_envs.games.tardis_run import heuristic
 
+    heuristic = game.heuristic
     weights = heuristic.DEFAULT_WEIGHTS
     out = np.zeros((len(states), 1 + len(weights)))
     for i, state in enumerate(states):

@@ -60,8 +60,7 @@ def test_the_prior_probe_runs_from_the_network_alone_to_the_one_ply(game, positi
 
 
 def test_the_heuristic_terms_sum_to_its_evaluation(game, positions):
-    from tardis_envs.games.tardis_run import heuristic
-
+    heuristic = game.heuristic
     terms = MODULE["heuristic_terms"](game, positions)
     assert terms.shape == (len(positions), 1 + len(heuristic.DEFAULT_WEIGHTS))
     whole = [heuristic.evaluate(s, game.tables, int(s[CURRENT_PLAYER]), heuristic.DEFAULT_WEIGHTS) for s in positions]
