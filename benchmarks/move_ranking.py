@@ -64,19 +64,48 @@ class PriorWeighted(Agent):
         return actions
 
     def choose(self, states: np.ndarray) -> np.ndarray:
-        from tardis_envs.core.state import CURRENT_PLAYER
-
         network = self.network
         q = network.expectation.action_values(states, network.evaluate)
         if math.isinf(self.scale):
             return np.argmax(q, axis=1)
         legal = q > -np.inf
-        view = network.view or self.game
-        obs = np.stack([view.observation(state, int(state[CURRENT_PLAYER])) for state in states]).reshape(len(states), -1)
-        priors, _ = network.evaluate(obs.astype(np.float32), legal.astype(np.int8))
+        priors, _ = network.evaluate(mover_observations(network.view or self.game, states), legal.astype(np.int8))
         with np.errstate(divide="ignore"):
             score = np.log(priors) + self.scale * np.where(legal, q, 0.0)
         return np.argmax(np.where(legal, score, -np.inf), axis=1)
+
+
+def play_to_the_end(vec, start, seats: np.ndarray, player: Agent, opponent: Agent, kept: list | None = None) -> np.ndarray:
+    """Steps every game of ``vec`` from ``start`` (``(obs, masks, movers)``, as ``reset`` or
+    ``set_states`` give them) until each has ended once, ``player`` moving in seat ``seats[i]``
+    of game i and ``opponent`` in the others; returns the rewards each game ended with
+    (``float64[n, players]``). With ``kept``, appends ``(states, rows)`` of the games still
+    running before each step."""
+    obs, masks, movers = start
+    n = len(seats)
+    running = np.ones(n, dtype=bool)
+    outcome = np.zeros((n, vec.num_players))
+    while running.any():
+        rows = np.flatnonzero(running)
+        if kept is not None:
+            kept.append((vec.states[rows].copy(), rows))
+        actions = np.argmax(masks, axis=1).astype(np.int64)  # finished games restart: any legal move, not counted
+        for agent, side in ((player, movers == seats), (opponent, movers != seats)):
+            at = np.flatnonzero(side & running)
+            if at.size:
+                actions[at] = agent.act_batch(vec.states[at], obs[at], masks[at])
+        obs, masks, movers, rewards, terminated, truncated = vec.step(actions)
+        ended = running & (terminated | truncated)
+        outcome[ended] = rewards[ended]
+        running &= ~ended
+    return outcome
+
+
+def mover_observations(game, states: np.ndarray) -> np.ndarray:
+    """``float32[n, obs_size]``: each state as its mover observes it in ``game``."""
+    from tardis_envs.core.state import CURRENT_PLAYER
+
+    return np.stack([game.observation(state, int(state[CURRENT_PLAYER])) for state in states]).reshape(len(states), -1).astype(np.float32)
 
 
 def played_positions(env_id: str, player: Agent, opponent: Agent, games: int, seed: int):
@@ -86,25 +115,9 @@ def played_positions(env_id: str, player: Agent, opponent: Agent, games: int, se
     from tardis_envs.core.state import CURRENT_PLAYER
 
     vec = vector.make(env_id, games, seed=seed, observations=player.needs_observations or opponent.needs_observations)
-    obs, masks, movers = vec.reset()
     seats = np.arange(games) % 2
-    running = np.ones(games, dtype=bool)
-    outcome = np.zeros((games, 2))
     kept: list[tuple[np.ndarray, np.ndarray]] = []
-    while running.any():
-        rows = np.flatnonzero(running)
-        kept.append((vec.states[rows].copy(), rows))
-        actions = np.zeros(games, dtype=np.int64)
-        for agent, side in ((player, movers == seats), (opponent, movers != seats)):
-            at = np.flatnonzero(side & running)
-            if at.size:
-                actions[at] = agent.act_batch(vec.states[at], obs[at], masks[at])
-        waiting = np.flatnonzero(~running)  # finished games restart; their moves are not counted
-        actions[waiting] = np.argmax(masks[waiting], axis=1)
-        obs, masks, movers, rewards, terminated, truncated = vec.step(actions)
-        ended = running & (terminated | truncated)
-        outcome[ended] = rewards[ended]
-        running &= ~ended
+    outcome = play_to_the_end(vec, vec.reset(), seats, player, opponent, kept)
     states = np.concatenate([s for s, _ in kept])
     index = np.concatenate([rows for _, rows in kept])
     return states, index, outcome[index, states[:, CURRENT_PLAYER]], seats[index]
@@ -177,20 +190,8 @@ def playout_values(env_id: str, game, positions: np.ndarray, rollout: Agent, opp
         n = len(batch)
         vec = vector.make(env_id, n, seed=seed, observations=observe)
         vec.reset()
-        obs, masks, movers = vec.set_states(batch)
         seats = positions[[owners[start + r][0] for r in range(n)], CURRENT_PLAYER]
-        running = np.ones(n, dtype=bool)
-        outcome = np.zeros(n)
-        while running.any():
-            actions = np.argmax(masks, axis=1).astype(np.int64)  # finished games restart: any legal move
-            for agent, side in ((rollout, movers == seats), (opponent, movers != seats)):
-                at = np.flatnonzero(side & running)
-                if at.size:
-                    actions[at] = agent.act_batch(vec.states[at], obs[at], masks[at])
-            obs, masks, movers, rewards, terminated, truncated = vec.step(actions)
-            ended = running & (terminated | truncated)
-            outcome[ended] = rewards[ended, seats[ended]]
-            running &= ~ended
+        outcome = play_to_the_end(vec, vec.set_states(batch), seats, rollout, opponent)[np.arange(n), seats]
         for r in range(n):
             i, action, k = owners[start + r]
             values[(i, action)][k] = outcome[r]
@@ -258,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.probe == "terms":
         states, index, outcome, _ = played_positions(args.env_id, network, opponent, args.games, args.seed)
-        obs = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in states]).reshape(len(states), -1)
-        _, values = network.evaluate(obs.astype(np.float32), np.ones((len(states), game.num_actions), dtype=np.int8))
+        _, values = network.evaluate(mover_observations(game, states), np.ones((len(states), game.num_actions), dtype=np.int8))
         value = values[:, 0].astype(np.float64)
         terms = np.concatenate([heuristic_terms(game, states), np.ones((len(states), 1))], axis=1)
         held = index % 10 == 0
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     masks = np.zeros((len(positions), game.num_actions), dtype=np.int8)
     for i, state in enumerate(positions):
         masks[i, game.legal_actions(state)] = 1
-    obs = np.stack([game.observation(s, int(s[CURRENT_PLAYER])) for s in positions])
+    obs = mover_observations(game, positions)
     choosers = {
         args.network: network.act_batch(positions, obs, masks),
         f"{args.network}:net": make_agent(f"{args.network}:net", game).act_batch(positions, obs, masks),
