@@ -22,6 +22,9 @@ A game folder ``tardis_envs/games/<game>/`` holds the same files in every game:
 * ``heuristic.py`` – the hand-written heuristic as kernels: ``choose(state, tables,
   weights)``, ``choose_batch(states, tables, weights, out)``, its tuned ``DEFAULT_WEIGHTS``
   and optionally named ``PRESETS`` (the ``heuristic`` agent, the search's heuristic playouts);
+  a heuristic that searches full width may also search over a learned leaf table
+  (``LEAF_FEATURES``, ``leaf_features``, ``leaf_samples``, ``material_table``,
+  ``choose_learned_batch``: the ``az`` agent's ``search=alphabeta``, Dr. Who Chess);
 * ``env.py``     – the PettingZoo ``raw_env``/``env`` (a few lines);
 * ``content/``   – YAML data shipped inside the package.
 

@@ -30,6 +30,15 @@ beats the default (a search that sees every reply to every reply). The preset
 no mobility, no piece-square terms, what a search one ply deeper than the
 default needs its leaves to know.
 
+The same search scores its leaves by a learned table where one is given
+(:func:`choose_learned`; the ``az`` agent's ``search=alphabeta``, fitted by
+:mod:`agents.training.leaf_table`): a number of points for each piece kind on each square,
+the mover's own pieces and the opponent's apart, seen from the side to move (Black's squares
+mirrored top to bottom; the passenger inside the TARDIS on a square of its own). The table
+takes the place of the material; the weights keep the search's depth, capture plies and
+mating drive (which reads the lead in material). :func:`leaf_samples` gives what a table is
+fitted on: each position's piece counts (:func:`leaf_features`) and whether it is quiet.
+
 :func:`search_value` is the negamax value the search gives a position, which
 ``benchmarks/leaf_values.py`` hands the guided search as its leaves' values.
 
@@ -126,12 +135,62 @@ def mobility(state, moves):
     return own - theirs
 
 
+# A learned leaf value (the az agent's ``search=alphabeta``) is a table of points, one entry a
+# (side, kind, square) seen from the side to move: ``side`` 0 its own pieces, 1 the opponent's;
+# ``kind`` pawn .. king; the square mirrored top to bottom for Black, so that a table serves both
+# colours; square 64 is the passenger inside the TARDIS.
+LEAF_FEATURES = 2 * 6 * 65
+
+
+@njit
+def leaf_index(theirs, kind, sq, me):
+    """The table entry of a ``kind`` (pawn 1 .. king 6) on ``sq`` (-1: inside the TARDIS),
+    the mover's own piece or (``theirs``) the opponent's, with ``me`` to move."""
+    relative = 64 if sq < 0 else (sq if me == 0 else sq ^ 56)
+    return (int(theirs) * 6 + kind - 1) * 65 + relative
+
+
+@njit
+def leaf_features(state, out):
+    """The position's learned-leaf features for its side to move into ``out``
+    (``LEAF_FEATURES`` entries): the count of pieces on each entry, so that a table's score
+    is ``out @ table``."""
+    out[:] = 0
+    me = state[CURRENT_PLAYER]
+    for i in range(65):
+        code = state[PASSENGER] if i == 64 else state[BOARD + i]
+        if code == EMPTY or code == DOCTOR:
+            continue
+        out[leaf_index((code >> 3) != me, code & 7, -1 if i == 64 else i, me)] += 1
+
+
+@njit_parallel
+def leaf_features_batch(states, out):
+    """:func:`leaf_features` of each of ``states`` into the rows of ``out``."""
+    for i in prange(states.shape[0]):
+        leaf_features(states[i], out[i])
+
+
+def material_table(weights):
+    """The learned-leaf table that scores what ``weights`` values as material: each own piece
+    its value, each of the opponent's the negative (kings 0), wherever it stands."""
+    table = np.zeros(LEAF_FEATURES)
+    for kind in range(1, 6):
+        for theirs in (0, 1):
+            start = (theirs * 6 + kind - 1) * 65
+            table[start : start + 65] = weights[kind - 1] * (-1.0 if theirs else 1.0)
+    return table
+
+
 @njit_alloc
-def evaluate(state, weights, moves):
-    """Score of the position for the side to move (``moves``: scratch buffer)."""
+def evaluate(state, weights, moves, table=None):
+    """Score of the position for the side to move (``moves``: scratch buffer). With a learned
+    leaf ``table`` (:func:`leaf_features`' weights, in points) the table's score takes the place
+    of the material; the weights still give the positional, mobility and mating-drive terms."""
     me = state[CURRENT_PLAYER]
     material = np.zeros(2)
     positional = np.zeros(2)
+    learned = 0.0
     for i in range(65):
         if i == 64:
             code = state[PASSENGER]
@@ -143,6 +202,8 @@ def evaluate(state, weights, moves):
             continue
         kind = code & 7
         colour = code >> 3
+        if table is not None:
+            learned += table[leaf_index(colour != me, kind, sq, me)]
         if kind == KING:
             continue
         material[colour] += weights[kind - 1]
@@ -152,10 +213,11 @@ def evaluate(state, weights, moves):
                 positional[colour] += 4.0 * advance * advance
             elif kind <= 3:
                 positional[colour] += 6.0 * _centre_bonus(sq)
-    score = material[me] - material[1 - me] + weights[W_POSITIONAL] * (positional[me] - positional[1 - me])
+    lead = material[me] - material[1 - me]
+    score = lead if table is None else learned
+    score += weights[W_POSITIONAL] * (positional[me] - positional[1 - me])
     if weights[W_MOBILITY] != 0.0:
         score += weights[W_MOBILITY] * mobility(state, moves)
-    lead = material[me] - material[1 - me]
     if weights[W_MATING_DRIVE] > 0 and abs(lead) > 350:
         winner = me if lead > 0 else 1 - me
         loser_king = state[KING_SQ + 1 - winner]
@@ -244,7 +306,7 @@ def _terminal_value(child, mover, depth_used):
 
 
 @njit
-def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buffers, masks, order_buffers, keys):
+def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buffers, masks, order_buffers, keys, table):
     """Negamax value of ``state`` for its side to move."""
     mover = state[CURRENT_PLAYER]
     capture_only = depth <= 0
@@ -253,7 +315,7 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
     actions = order_buffers[height, :NUM_ACTIONS]
     moves = order_buffers[height, NUM_ACTIONS:]
     if capture_only:
-        stand = evaluate(state, weights, moves)
+        stand = evaluate(state, weights, moves, table)
         if quiescence <= 0 or state[PHASE] != PHASE_MOVE:
             return stand
         if stand >= beta:
@@ -274,13 +336,15 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
         if child[STATUS] != RUNNING:
             value = _terminal_value(child, mover, height)
         elif child[CURRENT_PLAYER] == mover:
-            value = _search(child, tables, weights, depth, quiescence, alpha, beta, height + 1, buffers, masks, order_buffers, keys)
+            value = _search(child, tables, weights, depth, quiescence, alpha, beta, height + 1, buffers, masks, order_buffers, keys, table)
         elif capture_only:
             value = -_search(
-                child, tables, weights, depth - 1, quiescence - 1, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys
+                child, tables, weights, depth - 1, quiescence - 1, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys, table
             )
         else:
-            value = -_search(child, tables, weights, depth - 1, quiescence, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys)
+            value = -_search(
+                child, tables, weights, depth - 1, quiescence, -beta, -alpha, height + 1, buffers, masks, order_buffers, keys, table
+            )
         if value > best:
             best = value
         if value > alpha:
@@ -288,7 +352,7 @@ def _search(state, tables, weights, depth, quiescence, alpha, beta, height, buff
         if alpha >= beta:
             break
     if best == -INF:
-        return evaluate(state, weights, moves)
+        return evaluate(state, weights, moves, table)
     return best
 
 
@@ -308,7 +372,7 @@ def _search_scratch():
 
 
 @njit_alloc
-def choose(state, tables, weights):
+def _choose(state, tables, weights, table):
     depth = int(weights[W_DEPTH])
     quiescence = int(weights[W_QUIESCENCE])
     buffers, masks, order_buffers, keys = _search_scratch()
@@ -333,9 +397,11 @@ def choose(state, tables, weights):
             # closer ones are searched exactly so ties are real ties
             floor = best_value - 1.0 if best_value > -INF else -INF
             if child[CURRENT_PLAYER] == mover:
-                value = _search(child, tables, weights, depth, quiescence, floor, INF, height, buffers, masks, order_buffers, keys)
+                value = _search(child, tables, weights, depth, quiescence, floor, INF, height, buffers, masks, order_buffers, keys, table)
             else:
-                value = -_search(child, tables, weights, depth - 1, quiescence, -INF, -floor, height, buffers, masks, order_buffers, keys)
+                value = -_search(
+                    child, tables, weights, depth - 1, quiescence, -INF, -floor, height, buffers, masks, order_buffers, keys, table
+                )
         # ties: a reproducible pseudo-random order from the game's seed and ply
         tie = hash_words(state[RNG_KEY] ^ action, state[PLY] * 7919 + state[PHASE])
         tie_key = np.int64(tie >> np.uint64(1))
@@ -346,6 +412,26 @@ def choose(state, tables, weights):
     return best_action
 
 
+@njit
+def choose(state, tables, weights):
+    return _choose(state, tables, weights, None)
+
+
+@njit
+def choose_learned(state, tables, weights, table):
+    """:func:`choose` with the leaves scored by a learned ``table`` (:func:`leaf_features`'
+    weights, in points) in place of the material: the search of ``weights`` (its depth, capture
+    plies and mating drive) over a learned leaf value."""
+    return _choose(state, tables, weights, table)
+
+
+@njit_parallel
+def choose_learned_batch(states, tables, weights, table, out):
+    """:func:`choose_learned` of each of ``states`` into ``out``."""
+    for i in prange(states.shape[0]):
+        out[i] = _choose(states[i], tables, weights, table)
+
+
 @njit_alloc
 def search_value(state, tables, weights, depth):
     """The heuristic's negamax value of ``state`` for its side to move, in its points:
@@ -353,7 +439,7 @@ def search_value(state, tables, weights, depth):
     capture search alone); a mate scores ``MATE`` less the plies from ``state`` to it."""
     buffers, masks, order_buffers, keys = _search_scratch()
     quiescence = np.int64(weights[W_QUIESCENCE])
-    return _search(state, tables, weights, np.int64(depth), quiescence, -INF, INF, np.int64(1), buffers, masks, order_buffers, keys)
+    return _search(state, tables, weights, np.int64(depth), quiescence, -INF, INF, np.int64(1), buffers, masks, order_buffers, keys, None)
 
 
 @njit_parallel
@@ -361,6 +447,25 @@ def search_values(states, tables, weights, depth, out):
     """:func:`search_value` of each of ``states`` into ``out``."""
     for i in prange(states.shape[0]):
         out[i] = search_value(states[i], tables, weights, depth)
+
+
+@njit_parallel
+def leaf_samples(states, tables, weights, teacher, features, quiet, judged):
+    """What a learned leaf value is fitted on: each of ``states``' :func:`leaf_features` into the
+    rows of ``features``; into ``quiet`` whether the position is quiet (its capture search
+    under ``weights`` changes nothing: the value of a position whose captures are still to be
+    played is not the value of its pieces, and the search only scores quiet ones); into
+    ``judged`` the static evaluation by the ``teacher`` weights (points, for the side to move)."""
+    for i in prange(states.shape[0]):
+        leaf_features(states[i], features[i])
+        buffers, masks, order_buffers, keys = _search_scratch()
+        moves = order_buffers[0, NUM_ACTIONS:]
+        stand = evaluate(states[i], weights, moves)
+        searched = _search(
+            states[i], tables, weights, np.int64(0), np.int64(weights[W_QUIESCENCE]), -INF, INF, np.int64(1), buffers, masks, order_buffers, keys, None
+        )
+        quiet[i] = abs(searched - stand) < 1e-9
+        judged[i] = evaluate(states[i], teacher, moves)
 
 
 @njit_parallel
