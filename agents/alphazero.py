@@ -23,10 +23,15 @@ Agent specs (``make_agent``)::
                                   one the checkpoint was trained with
     az:baseline:plies=2           the expectation search's depth (1 or 2, default 1): with 2, each
                                   outcome of the dice is worth its mover's best action by one ply
+    az:baseline:search=alphabeta  (Dr. Who Chess) the game's full-width alpha-beta search with its
+                                  capture search, its leaves scored by the checkpoint's learned leaf
+                                  table (:mod:`agents.training.leaf_table`); ``depth`` sets its plies
 
 A checkpoint is a zip holding ``az_model.pt`` (the network's weights) and
 ``tardis_meta.json`` (the game, options, network shape and training record; the
-same metadata as the PPO checkpoints, :mod:`agents.checkpoint`, with ``algo: az``).
+same metadata as the PPO checkpoints, :mod:`agents.checkpoint`, with ``algo: az``); one
+trained for ``search=alphabeta`` also holds ``az_leaf_table.npy``, its learned leaf table,
+and the search's weights in its metadata (``leaf_search``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import io
 import os
 import zipfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -49,11 +55,16 @@ from .base import Agent
 from .checkpoint import CheckpointError, check_compatible, model_meta, observation_view, read_meta, write_meta
 
 MODEL_MEMBER = "az_model.pt"
+LEAF_TABLE_MEMBER = "az_leaf_table.npy"  # the learned leaf value of search=alphabeta
 OPTIMIZER_MEMBER = "az_optimizer.pt"  # a training checkpoint's optimizer state (dropped on export)
 DEFAULT_SIMULATIONS = 32
 MAX_SIMULATIONS = 100_000
-SPEC_USAGE = "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:search=gumbel|expectation][:plies=<n>][:net]"
-SEARCHES = ("gumbel", "expectation")
+SPEC_USAGE = (
+    "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:search=gumbel|expectation|alphabeta]"
+    "[:plies=<n>][:depth=<n>][:net]"
+)
+SEARCHES = ("gumbel", "expectation", "alphabeta")
+MAX_DEPTH = 4  # the alpha-beta search grows about 30-fold a ply: 4 plies are seconds a move
 
 
 HEADS = ("mlp", "move_squares")
@@ -338,6 +349,7 @@ def parse_spec(text: str) -> dict[str, Any]:
         "net": False,
         "search": None,
         "plies": 1,
+        "depth": None,
         "given": [],
     }
     for part in settings:
@@ -350,18 +362,95 @@ def parse_spec(text: str) -> dict[str, Any]:
                 raise ValueError(f"agent az:{text}: search must be one of {', '.join(SEARCHES)}, got {value!r}")
             out["search"] = value
             continue
-        if key not in ("sims", "c", "considered", "plies") or not value:
+        if key not in ("sims", "c", "considered", "plies", "depth") or not value:
             raise ValueError(f"agent az:{text}: unknown setting {part!r}; {SPEC_USAGE}")
         try:
             number = float(value) if key == "c" else int(value)
         except ValueError:
             raise ValueError(f"agent az:{text}: {key} must be a number, got {value!r}") from None
-        low, high = {"sims": (1, MAX_SIMULATIONS), "c": (0, 1e6), "considered": (1, 4096), "plies": (1, MAX_PLIES)}[key]
+        low, high = {
+            "sims": (1, MAX_SIMULATIONS),
+            "c": (0, 1e6),
+            "considered": (1, 4096),
+            "plies": (1, MAX_PLIES),
+            "depth": (1, MAX_DEPTH),
+        }[key]
         if not (np.isfinite(number) and low <= number <= high):
             raise ValueError(f"agent az:{text}: {key} must be in {low}..{high}, got {value!r}")
         out[key] = number
         out["given"].append(key)
     return out
+
+
+def leaf_kernels(game) -> ModuleType:
+    """The module of ``game``'s learned-leaf alpha-beta kernels (its heuristic's
+    ``choose_learned_batch``, ``leaf_samples``, ``material_table``, ``LEAF_FEATURES``); a
+    ValueError naming the game where it has none."""
+    module = game.heuristic
+    if not hasattr(module, "choose_learned_batch"):
+        raise ValueError(
+            f"search alphabeta needs a game whose heuristic searches a learned leaf value (Dr. Who Chess), not {game.spec.env_id}"
+        )
+    return module
+
+
+class LeafSearch:
+    """The ``alphabeta`` search of an ``az`` agent: the game's full-width alpha-beta search
+    (``weights``: the game heuristic's weights vector, whose depth, capture plies and mating drive
+    it keeps) whose leaves are scored by a learned ``table`` (``LEAF_FEATURES`` points) in place
+    of the material; ``depth`` overrides the weights' plies."""
+
+    def __init__(self, game, table: np.ndarray, weights: np.ndarray, depth: int | None = None):
+        self.kernels = leaf_kernels(game)
+        self.game = game
+        self.table = np.ascontiguousarray(table, dtype=np.float64)
+        self.weights = np.array(weights, dtype=np.float64)
+        if depth is not None:
+            self.weights[self.kernels.W_DEPTH] = depth
+        self.depth = int(self.weights[self.kernels.W_DEPTH])
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, meta: dict[str, Any], game, depth: int | None = None) -> "LeafSearch":
+        """The learned leaf of an az checkpoint: its ``az_leaf_table.npy`` and the search weights
+        of its metadata; a :class:`CheckpointError` naming what is missing or damaged."""
+        kernels = leaf_kernels(game)
+        where = f"checkpoint {str(path)!r}"
+        record = meta.get("leaf_search")
+        with zipfile.ZipFile(path) as archive:
+            present = LEAF_TABLE_MEMBER in archive.namelist()
+            data = archive.read(LEAF_TABLE_MEMBER) if present else b""
+        if not present or not isinstance(record, dict):
+            raise CheckpointError(f"{where} holds no learned leaf table ({LEAF_TABLE_MEMBER}): it plays search=gumbel, not alphabeta")
+        try:
+            table = np.load(io.BytesIO(data), allow_pickle=False)
+            weights = np.asarray(record["weights"], dtype=np.float64)
+        except Exception as exc:
+            raise CheckpointError(f"{where}: its learned leaf table could not be read: {exc}") from None
+        expected = kernels.DEFAULT_WEIGHTS.shape
+        if table.shape != (kernels.LEAF_FEATURES,) or weights.shape != expected:
+            raise CheckpointError(
+                f"{where}: its learned leaf table has shape {table.shape} and search weights {weights.shape}, "
+                f"this game's are ({kernels.LEAF_FEATURES},) and {expected}"
+            )
+        if not (np.isfinite(table).all() and np.isfinite(weights).all()):
+            raise CheckpointError(f"{where}: its learned leaf table or search weights are not all finite numbers")
+        return cls(game, table, weights, depth)
+
+    def choose(self, states: np.ndarray) -> np.ndarray:
+        """The search's action in each of ``states``."""
+        out = np.empty(len(states), dtype=np.int64)
+        self.kernels.choose_learned_batch(np.ascontiguousarray(states), self.game.tables, self.weights, self.table, out)
+        return out
+
+    def members(self) -> dict[str, bytes]:
+        """The checkpoint member that holds the table."""
+        data = io.BytesIO()
+        np.save(data, self.table, allow_pickle=False)
+        return {LEAF_TABLE_MEMBER: data.getvalue()}
+
+    def record(self) -> dict[str, Any]:
+        """The checkpoint metadata's ``leaf_search``."""
+        return {"weights": [float(w) for w in self.weights], "features": int(self.table.shape[0])}
 
 
 class GuidedAgent(Agent):
@@ -423,14 +512,19 @@ class AZAgent(GuidedAgent):
         view=None,
         search: str = "gumbel",
         plies: int = 1,
+        leaf: LeafSearch | None = None,
     ):
         if search not in SEARCHES:
             raise ValueError(f"az search must be one of {', '.join(SEARCHES)}, got {search!r}")
         expectation = search == "expectation" and not net_only
+        if search == "alphabeta" and leaf is None and not net_only:
+            raise ValueError("az search alphabeta needs a learned leaf table (leaf=LeafSearch(...))")
         if net_only:
             name = "az:net"
         elif expectation:
             name = "az:expectation" if plies == 1 else f"az:expectation:plies={plies}"
+        elif leaf is not None:
+            name = f"az:alphabeta:depth={leaf.depth}"
         else:
             name = f"az:{simulations}"
         super().__init__(
@@ -449,13 +543,14 @@ class AZAgent(GuidedAgent):
         self.needs_observations = net_only and self.view is None
         # exact expectation over the leaves the network observes (its view's kernels)
         self.expectation = ExactExpectation(view or game, plies) if expectation else None
+        self.leaf = None if net_only or search != "alphabeta" else leaf
 
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
         settings = parse_spec(text)
         net, meta = load_checkpoint(checkpoint_file(settings["path"], game), game)
         search = settings["search"] or (meta.get("config") or {}).get("search", "gumbel")
-        tree_settings = [key for key in settings["given"] if key != "plies"]
+        tree_settings = [key for key in settings["given"] if key not in ("plies", "depth")]
         if search == "expectation" and tree_settings and not settings["net"]:
             raise ValueError(
                 f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this network plays "
@@ -466,6 +561,17 @@ class AZAgent(GuidedAgent):
                 f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search=gumbel: "
                 "add :search=expectation to search so"
             )
+        if search != "alphabeta" and "depth" in settings["given"] and not settings["net"]:
+            raise ValueError(f"agent az:{text}: depth is a setting of the alphabeta search, and this agent plays search={search}")
+        if search == "alphabeta" and tree_settings and not settings["net"]:
+            raise ValueError(
+                f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this agent plays search=alphabeta"
+            )
+        if search == "alphabeta" and "plies" in settings["given"] and not settings["net"]:
+            raise ValueError(f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search=alphabeta")
+        leaf = None
+        if search == "alphabeta" and not settings["net"]:
+            leaf = LeafSearch.from_checkpoint(checkpoint_file(settings["path"], game), meta, game, settings["depth"])
         agent = cls(
             game,
             net,
@@ -477,11 +583,14 @@ class AZAgent(GuidedAgent):
             view=observation_view(meta, game),
             search=search,
             plies=settings["plies"],
+            leaf=leaf,
         )
         agent.meta = meta
         return agent
 
     def _choose(self, states: np.ndarray, busy: np.ndarray) -> np.ndarray:
+        if self.leaf is not None:
+            return self.leaf.choose(np.asarray(states)[busy])
         if self.expectation is None:
             return super()._choose(states, busy)
         return np.argmax(self.expectation.action_values(np.asarray(states)[busy], self.evaluate), axis=1)

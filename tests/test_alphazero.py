@@ -372,9 +372,10 @@ def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path, monkeypatch):
         "net": True,
         "search": None,
         "plies": 1,
+        "depth": None,
         "given": ["sims"],
     }
-    for bad, words in (("run.zip:sims=0", "sims must be in"), ("run.zip:depth=3", "unknown setting 'depth=3'"), ("", "give a checkpoint")):
+    for bad, words in (("run.zip:sims=0", "sims must be in"), ("run.zip:width=3", "unknown setting 'width=3'"), ("", "give a checkpoint")):
         with pytest.raises(ValueError, match=words):
             make_agent(f"az:{bad}", game)
     with pytest.raises(CheckpointError, match="does not exist"):

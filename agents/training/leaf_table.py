@@ -1,0 +1,380 @@
+"""A learned leaf value for the ``alphabeta`` search of an ``az`` agent (Dr. Who Chess).
+
+The search is the game's full-width alpha-beta (its heuristic's kernels: ``depth`` plies of
+every action, then its capture search, and the mating drive that finishes won games), and each
+leaf is scored by a table of points, one entry for each piece kind on each square, the mover's
+own or the opponent's (``LEAF_FEATURES`` of the game's heuristic). The table starts as material
+alone (each piece its heuristic value). A round plays ``games`` games with the current table,
+half against the game's alpha-beta heuristic (the learner's seat alternating) and half against
+itself, each opened by 0 to ``random_plies`` random plies so that the games differ. It keeps
+their *quiet* positions, those the capture search leaves as they are, since those are what the
+search scores. Then it fits the table, by least squares, to the teacher's judgement of them:
+the alpha-beta heuristic's own static evaluation (material, mobility, piece-square terms),
+with a ``ridge`` pull toward material. This is the warm start of the project's other ``az``
+networks (imitating a teacher) applied to the value. The positions of every round are kept
+and each fit is on all of them. After each fit the new table plays ``eval_games`` seat-swapped
+games against the heuristic, and the best table so far is the run's.
+
+A table fitted to the games' outcomes instead overfits the few hundred outcomes an hour of
+these games gives (docs/results/az/README.md); ``rounds.csv`` reports how well each table
+predicts the held-out games' outcomes beside how well it predicts the teacher.
+
+The result is an ``az`` checkpoint: the network of ``--from``, unchanged (it plays ``:net`` and
+the gumbel search), with ``az_leaf_table.npy`` and ``search: alphabeta`` added, so that
+``az:<it>`` plays the alpha-beta search over the learned table::
+
+    python -m agents.training.leaf_table timelord_chess_v1 --from az:baseline --rounds 2 --games 128 --run-dir runs/leaf_chess
+
+The run folder holds ``rounds.csv`` (each round's positions, fit and evaluation),
+``summary.md``, ``checkpoints/best.zip`` and ``checkpoints/last.zip``. A Ctrl-C during a
+round's games ends the run, keeping the tables of the rounds before it. A folder that holds
+anything else is refused; one that holds a run of this program is replaced only with
+``--overwrite``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import sys
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS
+
+SCALE = 400.0  # points per unit of tanh: the scale the chess heuristic's values are read at
+EVAL_SEED = 10_000_000  # evaluation games never share seeds with the games fitted on
+
+
+@dataclass
+class Samples:
+    """Quiet positions of finished games: their features (piece counts, int8), the outcome for
+    their mover (+1, 0, -1), the teacher's evaluation for their mover (points) and the game each
+    came from."""
+
+    features: np.ndarray
+    outcome: np.ndarray
+    judged: np.ndarray
+    game: np.ndarray
+
+    @classmethod
+    def empty(cls, size: int) -> "Samples":
+        return cls(np.zeros((0, size), dtype=np.int8), np.zeros(0, dtype=np.float32), np.zeros(0), np.zeros(0, dtype=np.int64))
+
+    def __add__(self, other: "Samples") -> "Samples":
+        return _concat([self, other])
+
+    def __len__(self) -> int:
+        return len(self.outcome)
+
+
+def play_games(
+    game,
+    table: np.ndarray,
+    weights: np.ndarray,
+    games: int,
+    seed: int,
+    self_share: float = 0.5,
+    random_plies: int = 8,
+    batch: int = 64,
+) -> tuple[Samples, dict[str, int]]:
+    """Play ``games`` games of the alpha-beta search over ``table`` (search ``weights``) against
+    the game's heuristic (``1 - self_share`` of them; the learner's seat alternating) or itself,
+    each opened by 0 to ``random_plies`` random plies; returns their quiet positions with the
+    outcomes, and the tally ``{"wins", "draws", "losses"}`` of the learner's games against the
+    heuristic."""
+    kernels = game.heuristic
+    opponent = kernels.DEFAULT_WEIGHTS
+    rng = np.random.default_rng(seed)
+    tally = {"wins": 0, "draws": 0, "losses": 0}
+    parts = [Samples.empty(kernels.LEAF_FEATURES)]
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    for start in range(0, games, batch):
+        rows = min(batch, games - start)
+        ids = np.arange(start, start + rows) + seed
+        states = np.stack([game.new_state(int(key)) for key in ids])
+        learner = (ids % 2).astype(np.int64)
+        selfplay = rng.random(rows) < self_share
+        opening = rng.integers(0, random_plies + 1, size=rows)
+        plies = np.zeros(rows, dtype=np.int64)
+        seen: list[list[np.ndarray]] = [[] for _ in range(rows)]
+        while True:
+            running = np.flatnonzero(states[:, STATUS] == RUNNING)
+            if len(running) == 0:
+                break
+            actions = np.zeros(rows, dtype=np.int64)
+            searched, opposed = [], []
+            for i in running:
+                seen[i].append(states[i].copy())
+                if plies[i] < opening[i]:
+                    game.kernels.legal_mask(states[i], game.tables, mask)
+                    actions[i] = rng.choice(np.flatnonzero(mask))
+                elif selfplay[i] or states[i, CURRENT_PLAYER] == learner[i]:
+                    searched.append(i)
+                else:
+                    opposed.append(i)
+            for chosen, weights_of, learned in ((searched, weights, True), (opposed, opponent, False)):
+                if not chosen:
+                    continue
+                out = np.empty(len(chosen), dtype=np.int64)
+                block = np.ascontiguousarray(states[chosen])
+                if learned:
+                    kernels.choose_learned_batch(block, game.tables, weights_of, table, out)
+                else:
+                    kernels.choose_batch(block, game.tables, weights_of, out)
+                actions[chosen] = out
+            for i in running:
+                game.kernels.step(states[i], game.tables, int(actions[i]))
+                plies[i] += 1
+        for row in range(rows):
+            positions = np.stack(seen[row])
+            features = np.zeros((len(positions), kernels.LEAF_FEATURES), dtype=np.float64)
+            quiet = np.zeros(len(positions), dtype=np.bool_)
+            judged = np.zeros(len(positions))
+            kernels.leaf_samples(positions, game.tables, weights, kernels.DEFAULT_WEIGHTS, features, quiet, judged)
+            outcome = states[row, REWARDS + positions[:, CURRENT_PLAYER]].astype(np.float32)
+            keep = quiet & (np.arange(len(positions)) >= opening[row])
+            count = int(keep.sum())
+            parts.append(Samples(features[keep].astype(np.int8), outcome[keep], judged[keep], np.full(count, ids[row], dtype=np.int64)))
+            if not selfplay[row]:
+                result = states[row, REWARDS + learner[row]]
+                tally["wins" if result > 0 else "losses" if result < 0 else "draws"] += 1
+    return _concat(parts), tally
+
+
+def _concat(parts: list[Samples]) -> Samples:
+    return Samples(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("features", "outcome", "judged", "game")))
+
+
+def held_out_games(samples: Samples, share: float, seed: int) -> np.ndarray:
+    """Which samples belong to the ``share`` of the games held out of a fit."""
+    games = np.unique(samples.game)
+    held = np.random.default_rng(seed).choice(games, size=max(1, int(len(games) * share)), replace=False)
+    return np.isin(samples.game, held)
+
+
+def fit_teacher(samples: Samples, start: np.ndarray, ridge: float, held_share: float = 0.1, seed: int = 0) -> tuple[np.ndarray, dict]:
+    """The warm start: the table whose score best predicts the teacher's evaluation of
+    ``samples`` (least squares in pawns, ``ridge`` times the mean squared change from ``start``
+    in pawns added); the record gives the held-out R^2 of the fitted table and of ``start``."""
+    if len(samples) == 0:
+        raise ValueError("no quiet positions to fit the leaf table on")
+    held = held_out_games(samples, held_share, seed)
+    x = samples.features.astype(np.float64)
+    residual = (samples.judged - x @ start) / 100.0  # what the start leaves to explain, in pawns
+    train = x[~held]
+    normal = train.T @ train / len(train) + ridge / len(start) * np.eye(len(start))
+    change = np.linalg.solve(normal, train.T @ residual[~held] / len(train))
+    table = start + 100.0 * change
+
+    def r2(candidate: np.ndarray) -> float:
+        errors = samples.judged[held] - x[held] @ candidate
+        spread = samples.judged[held] - samples.judged[held].mean()
+        return float(1.0 - (errors @ errors) / max(spread @ spread, 1e-12))
+
+    def outcome_correlation(candidate: np.ndarray) -> float:
+        return float(np.corrcoef(np.tanh(x[held] @ candidate / SCALE), samples.outcome[held])[0, 1])
+
+    # material explains most of the teacher's points; what matters is how much of the rest
+    explained = 1.0 - (1.0 - r2(table)) / max(1.0 - r2(start), 1e-12)
+    return table, {
+        "teacher_positions": int(len(samples)),
+        "teacher_r2_start": round(r2(start), 4),
+        "teacher_r2": round(r2(table), 4),
+        "teacher_beyond_material": round(explained, 4),
+        "outcome_correlation_start": round(outcome_correlation(start), 4),
+        "outcome_correlation": round(outcome_correlation(table), 4),
+    }
+
+
+def save_leaf_checkpoint(path: Path, source: Path, leaf, record: dict[str, Any]) -> Path:
+    """``source``'s az checkpoint with ``leaf``'s table and ``search: alphabeta`` added (written
+    beside ``path`` and renamed over it)."""
+    from ..alphazero import LEAF_TABLE_MEMBER
+    from ..checkpoint import META_NAME, read_meta, write_meta
+
+    meta = read_meta(source)
+    config = dict(meta.get("config") or {})
+    config["search"] = "alphabeta"
+    meta = {**meta, "config": config, "leaf_search": {**leaf.record(), **record}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as copy:
+        for name in archive.namelist():
+            if name not in (META_NAME, LEAF_TABLE_MEMBER):
+                copy.writestr(name, archive.read(name))
+        for name, data in leaf.members().items():
+            copy.writestr(name, data)
+    write_meta(temporary, meta)
+    temporary.replace(path)
+    return path
+
+
+def evaluate(checkpoint: Path, game, games: int, opponent: str = "heuristic") -> dict[str, Any]:
+    """``az:<checkpoint>`` (its alpha-beta search) against ``opponent`` over ``games``
+    seat-swapped games on the evaluation seeds: wins, draws, losses and the share of the points
+    (draws half)."""
+    from .. import make_agent
+    from ..tournament import DRAW, LOSS, WIN, play_match
+
+    agents = [make_agent(f"az:{checkpoint}", game, seed=0), make_agent(opponent, game, seed=1)]
+    result = play_match(game.spec.env_id, agents, ["az", opponent], games, seed=EVAL_SEED, options=dict(game.options))
+    counts = result.counts[0].sum(axis=0)
+    wins, draws, losses = int(counts[WIN]), int(counts[DRAW]), int(counts[LOSS])
+    return {
+        "games": result.num_games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "points": round((wins + draws / 2) / max(result.num_games, 1), 4),
+    }
+
+
+FIELDS = [
+    "round",
+    "seconds",
+    "games",
+    "positions",
+    "teacher_r2_start",
+    "teacher_r2",
+    "teacher_beyond_material",
+    "outcome_correlation_start",
+    "outcome_correlation",
+    "mean_change_points",
+    "eval_wins",
+    "eval_draws",
+    "eval_losses",
+    "eval_points",
+]
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    """The rounds of :mod:`agents.training.leaf_table` (see the module docstring)."""
+    from .. import make_agent
+    from ..alphazero import AZAgent, LeafSearch, checkpoint_file
+    from ..tournament import MatchInterrupted
+
+    run_dir = Path(args.run_dir)
+    if run_dir.exists() and any(run_dir.iterdir()):
+        if not args.overwrite:
+            raise ValueError(f"run folder {str(run_dir)!r} is not empty: give another --run-dir, or --overwrite to replace its run")
+        marker = run_dir / "rounds.csv"
+        if not marker.exists():
+            raise ValueError(f"run folder {str(run_dir)!r} holds no leaf-table run (no rounds.csv): it is not this program's to replace")
+        for name in ("rounds.csv", "summary.md", "checkpoints/last.zip", "checkpoints/best.zip"):
+            (run_dir / name).unlink(missing_ok=True)
+    started = time.perf_counter()
+    base = make_agent(args.source, _game(args.env_id), seed=0)
+    if not isinstance(base, AZAgent):
+        raise ValueError(f"--from {args.source}: an az checkpoint or az:baseline")
+    game = base.game
+    source = checkpoint_file(args.source, game)
+    kernels = game.heuristic
+    weights = kernels.PRESETS["material3"].copy()
+    weights[kernels.W_DEPTH] = args.depth
+    start = kernels.material_table(weights)
+    table = start.copy()
+    samples = Samples.empty(kernels.LEAF_FEATURES)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    best, history = None, []
+    with open(run_dir / "rounds.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        writer.writeheader()
+        for round_number in range(1, args.rounds + 1):
+            try:
+                played, _ = play_games(
+                    game, table, weights, args.games, seed=args.seed + round_number * 1_000_000, random_plies=args.random_plies
+                )
+            except KeyboardInterrupt:
+                print(
+                    f"interrupted: round {round_number}'s games are dropped; the tables of the rounds before it are kept", file=sys.stderr
+                )
+                break
+            samples = samples + played
+            table, fit = fit_teacher(samples, start, args.ridge, seed=args.seed)
+            fit["mean_change_points"] = round(float(np.mean(np.abs(table - start))), 2)
+            leaf = LeafSearch(game, table, weights)
+            last = save_leaf_checkpoint(run_dir / "checkpoints" / "last.zip", source, leaf, {"round": round_number, **fit})
+            try:
+                result = evaluate(last, game, args.eval_games)
+            except (KeyboardInterrupt, MatchInterrupted):
+                print(f"interrupted during round {round_number}'s evaluation: checkpoints/last.zip holds its table", file=sys.stderr)
+                break
+            row = {"round": round_number, "seconds": round(time.perf_counter() - started), "games": args.games * round_number}
+            row.update(positions=fit["teacher_positions"], **fit)
+            row.update({f"eval_{key}": value for key, value in result.items() if key != "games"})
+            writer.writerow({key: row.get(key) for key in FIELDS})
+            handle.flush()
+            history.append(row)
+            print(json.dumps(row), flush=True)
+            if best is None or result["points"] > best["eval_points"]:
+                best = row
+                shutil.copyfile(last, run_dir / "checkpoints" / "best.zip")
+            if args.minutes and time.perf_counter() - started > args.minutes * 60:
+                break
+    lines = [
+        f"# Learned leaf table: {args.env_id}",
+        "",
+        f"From `{args.source}`; alpha-beta depth {args.depth} with the capture search; {args.games} games a round, ridge {args.ridge}.",
+        "",
+        "| round | minutes | positions | held-out R^2 of the teacher's points (material / fitted; beyond material) "
+        "| vs heuristic (W-D-L) | points |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in history:
+        lines.append(
+            f"| {row['round']} | {row['seconds'] / 60:.1f} | {row['positions']:,} | "
+            f"{row['teacher_r2_start']} / {row['teacher_r2']}; {row['teacher_beyond_material']} | "
+            f"{row['eval_wins']}-{row['eval_draws']}-{row['eval_losses']} | {100 * row['eval_points']:.1f}% |"
+        )
+    (run_dir / "summary.md").write_text("\n".join(lines) + "\n")
+    return {"best": best, "rounds": history}
+
+
+def _game(env_id: str):
+    from tardis_envs import env_module
+
+    return env_module(env_id).Game()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("env_id", help="the game (its heuristic must search a learned leaf value: timelord_chess_v1)")
+    parser.add_argument(
+        "--from", dest="source", default="az:baseline", help="az checkpoint whose network the result keeps (default az:baseline)"
+    )
+    parser.add_argument("--run-dir", required=True, help="the run folder")
+    parser.add_argument("--overwrite", action="store_true", help="replace the leaf-table run already in --run-dir")
+    parser.add_argument("--depth", type=int, default=3, help="the search's plies before its capture search (default 3)")
+    parser.add_argument("--rounds", type=int, default=20, help="rounds at most (default 20)")
+    parser.add_argument("--minutes", type=float, default=0.0, help="no new round after this many minutes (default 0: none)")
+    parser.add_argument("--games", type=int, default=256, help="games a round (default 256)")
+    parser.add_argument("--eval-games", type=int, default=100, help="seat-swapped games against the heuristic a round (default 100)")
+    parser.add_argument("--random-plies", type=int, default=8, help="each game opens with 0 to this many random plies (default 8)")
+    parser.add_argument("--ridge", type=float, default=0.1, help="pull of the table toward material, in pawns (default 0.1)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    for name, low in (("depth", 1), ("rounds", 1), ("games", 1), ("eval_games", 2), ("random_plies", 0)):
+        if getattr(args, name) < low:
+            parser.error(f"--{name.replace('_', '-')} {getattr(args, name)}: at least {low}")
+    if args.eval_games % 2:
+        parser.error(f"--eval-games {args.eval_games}: an even number (seats are swapped)")
+    if not (np.isfinite(args.ridge) and args.ridge > 0) or not (np.isfinite(args.minutes) and args.minutes >= 0):
+        parser.error("--ridge: a number > 0; --minutes: a number >= 0")
+    try:
+        train(args)
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

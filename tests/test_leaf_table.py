@@ -1,0 +1,134 @@
+"""The ``az`` agent's ``search=alphabeta`` (Dr. Who Chess's alpha-beta over a learned leaf
+table) and its trainer, :mod:`agents.training.leaf_table`."""
+
+import csv
+import io
+import zipfile
+
+import numpy as np
+import pytest
+
+import tardis_envs
+from agents import make_agent
+from agents.alphazero import LEAF_TABLE_MEMBER, LeafSearch, checkpoint_file
+from agents.checkpoint import CheckpointError
+from agents.tournament import play_match
+from agents.training import leaf_table
+from tardis_envs.core.state import RUNNING, STATUS
+
+CHESS = "timelord_chess_v1"
+
+
+@pytest.fixture(scope="module")
+def game():
+    return tardis_envs.make(CHESS).unwrapped.game
+
+
+@pytest.fixture(scope="module")
+def material_checkpoint(game, tmp_path_factory):
+    """az:baseline's network with a table of material alone, searched one ply and captures."""
+    kernels = game.heuristic
+    weights = kernels.PRESETS["material3"].copy()
+    weights[kernels.W_DEPTH] = 1
+    leaf = LeafSearch(game, kernels.material_table(weights), weights)
+    path = tmp_path_factory.mktemp("leaf") / "material.zip"
+    return leaf_table.save_leaf_checkpoint(path, checkpoint_file("baseline", game), leaf, {"round": 0})
+
+
+def test_an_alphabeta_checkpoint_plays_its_search_and_its_network_alone(game, material_checkpoint):
+    agent = make_agent(f"az:{material_checkpoint}", game)
+    assert agent.name == "az:alphabeta:depth=1" and agent.leaf is not None
+    assert make_agent(f"az:{material_checkpoint}:depth=2", game).name == "az:alphabeta:depth=2"
+    assert make_agent(f"az:{material_checkpoint}:net", game).name == "az:net"
+    # Ra8 mates in one: the search takes it
+    state = game.from_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    mask = game.legal_actions(state)
+    masks = np.zeros((1, game.num_actions), dtype=np.int8)
+    masks[0, mask] = 1
+    action = agent.act_batch(state[None], None, masks)[0]
+    assert game.action_to_string(state, int(action)) == "a1a8"
+
+
+def test_alphabeta_specs_and_checkpoints_are_refused_by_name(game, material_checkpoint, tmp_path):
+    with pytest.raises(ValueError, match="sims is a setting of the gumbel search"):
+        make_agent(f"az:{material_checkpoint}:sims=8", game)
+    with pytest.raises(ValueError, match="plies is a setting of the expectation search"):
+        make_agent(f"az:{material_checkpoint}:plies=2", game)
+    with pytest.raises(ValueError, match=r"depth must be in 1\.\.4"):
+        make_agent(f"az:{material_checkpoint}:depth=9", game)
+    with pytest.raises(ValueError, match="depth is a setting of the alphabeta search"):
+        make_agent("az:baseline:depth=2:search=gumbel", game)
+    with pytest.raises(CheckpointError, match="holds no learned leaf table"):
+        make_agent("az:baseline:search=alphabeta", game)
+    tardis_run = tardis_envs.make("tardis_run_v0").unwrapped.game
+    with pytest.raises(ValueError, match="needs a game whose heuristic searches a learned leaf value"):
+        make_agent("az:baseline:search=alphabeta", tardis_run)
+    # a table of the wrong size, and one with a NaN
+    for name, table in (("short", np.zeros(5)), ("nan", np.full(game.heuristic.LEAF_FEATURES, np.nan))):
+        damaged = tmp_path / f"{name}.zip"
+        with zipfile.ZipFile(material_checkpoint) as source, zipfile.ZipFile(damaged, "w") as copy:
+            for member in source.namelist():
+                if member != LEAF_TABLE_MEMBER:
+                    copy.writestr(member, source.read(member))
+            data = io.BytesIO()
+            np.save(data, table)
+            copy.writestr(LEAF_TABLE_MEMBER, data.getvalue())
+        words = r"has shape \(5,\)" if name == "short" else "not all finite"
+        with pytest.raises(CheckpointError, match=f"{name}.zip.*{words}"):
+            make_agent(f"az:{damaged}", game)
+
+
+def test_the_warm_start_recovers_the_table_a_teacher_judged_by(game):
+    # a teacher whose points are a known table's score, with noise: the fit from material finds
+    # that table, explaining the held-out positions far better than material does
+    kernels = game.heuristic
+    rng = np.random.default_rng(0)
+    positions = []
+    for key in range(40):
+        state = game.new_state(key)
+        for _ in range(int(rng.integers(10, 80))):
+            if state[STATUS] != RUNNING:
+                break
+            game.kernels.step(state, game.tables, int(rng.choice(game.legal_actions(state))))
+            positions.append(state.copy())
+    states = np.stack(positions)
+    features = np.zeros((len(states), kernels.LEAF_FEATURES))
+    quiet = np.zeros(len(states), dtype=np.bool_)
+    judged = np.zeros(len(states))
+    kernels.leaf_samples(states, game.tables, kernels.PRESETS["material3"], kernels.DEFAULT_WEIGHTS, features, quiet, judged)
+    start = kernels.material_table(kernels.PRESETS["material3"])
+    truth = start + rng.normal(0, 30, start.shape)
+    points = features @ truth + rng.normal(0, 10, len(states))
+    outcome = np.sign(points).astype(np.float32)
+    samples = leaf_table.Samples(features.astype(np.int8), outcome, points, np.arange(len(states)) // 10)
+    table, record = leaf_table.fit_teacher(samples, start, ridge=0.01)
+    assert record["teacher_positions"] == len(states) and record["teacher_beyond_material"] > 0.5, record
+    seen = features.sum(axis=0) > 20  # entries the positions show often enough to be fitted
+    assert np.corrcoef(table[seen] - start[seen], truth[seen] - start[seen])[0, 1] > 0.8
+    # the teacher of the real run: the heuristic's own evaluation of the quiet positions
+    assert quiet.any() and np.isclose(judged[0], kernels.evaluate(states[0].copy(), kernels.DEFAULT_WEIGHTS, np.zeros(320, np.int64)))
+
+
+def test_a_tiny_leaf_run_writes_a_checkpoint_that_eval_plays(game, tmp_path):
+    run = tmp_path / "run"
+    args = ["timelord_chess_v1", "--run-dir", str(run), "--games", "2", "--eval-games", "2", "--rounds", "1", "--depth", "1"]
+    assert leaf_table.main(args) == 0
+    rows = list(csv.DictReader(open(run / "rounds.csv")))
+    assert len(rows) == 1 and int(rows[0]["eval_wins"]) + int(rows[0]["eval_draws"]) + int(rows[0]["eval_losses"]) == 2
+    assert list(rows[0]) == leaf_table.FIELDS and all(rows[0][key] != "" for key in ("positions", "teacher_r2", "teacher_beyond_material"))
+    best = run / "checkpoints" / "best.zip"
+    agents = [make_agent(f"az:{best}", game), make_agent("random", game, seed=1)]
+    result = play_match(CHESS, agents, ["az", "random"], 2, seed=0)
+    assert result.num_games == 2
+    assert "vs heuristic" in (run / "summary.md").read_text()
+    # the folder holds a run now: refused without --overwrite, replaced with it
+    assert leaf_table.main(args) == 2
+    assert leaf_table.main(args + ["--overwrite"]) == 0
+
+
+def test_a_folder_of_something_else_is_never_replaced(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("mine")
+    args = ["timelord_chess_v1", "--run-dir", str(tmp_path), "--games", "2", "--eval-games", "2", "--rounds", "1", "--overwrite"]
+    assert leaf_table.main(args) == 2
+    assert "holds no leaf-table run" in capsys.readouterr().err
+    assert (tmp_path / "notes.txt").read_text() == "mine"
