@@ -132,3 +132,11 @@ def test_a_folder_of_something_else_is_never_replaced(tmp_path, capsys):
     assert leaf_table.main(args) == 2
     assert "holds no leaf-table run" in capsys.readouterr().err
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_source_that_is_not_an_az_checkpoint_is_refused_by_name(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert leaf_table.main(["timelord_chess_v1", "--from", "ppo:baseline", "--run-dir", str(run)]) == 2
+    assert "--from ppo:baseline: an az checkpoint file (.zip) or az:baseline" in capsys.readouterr().err
+    assert leaf_table.main(["timelord_chess_v1", "--from", str(tmp_path / "none.zip"), "--run-dir", str(run)]) == 2
+    assert "does not exist" in capsys.readouterr().err and not run.exists()

@@ -271,7 +271,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         for name in ("rounds.csv", "summary.md", "checkpoints/last.zip", "checkpoints/best.zip"):
             (run_dir / name).unlink(missing_ok=True)
     started = time.perf_counter()
-    base = make_agent(args.source, _game(args.env_id), seed=0)
+    if not (args.source.startswith("az:") or args.source.endswith(".zip")):
+        raise ValueError(f"--from {args.source}: an az checkpoint file (.zip) or az:baseline")
+    spec = args.source if args.source.startswith("az:") else f"az:{args.source}"
+    base = make_agent(spec, _game(args.env_id), seed=0)
     if not isinstance(base, AZAgent):
         raise ValueError(f"--from {args.source}: an az checkpoint or az:baseline")
     game = base.game
@@ -348,7 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("env_id", help="the game (its heuristic must search a learned leaf value: timelord_chess_v1)")
     parser.add_argument(
-        "--from", dest="source", default="az:baseline", help="az checkpoint whose network the result keeps (default az:baseline)"
+        "--from",
+        dest="source",
+        default="az:baseline",
+        help="the az checkpoint (a file, or az:baseline) whose network the result keeps (default az:baseline)",
     )
     parser.add_argument("--run-dir", required=True, help="the run folder")
     parser.add_argument("--overwrite", action="store_true", help="replace the leaf-table run already in --run-dir")
