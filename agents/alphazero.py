@@ -434,6 +434,11 @@ class LeafSearch:
             )
         if not (np.isfinite(table).all() and np.isfinite(weights).all()):
             raise CheckpointError(f"{where}: its learned leaf table or search weights are not all finite numbers")
+        plies = weights[kernels.W_DEPTH]
+        if plies != int(plies) or not 1 <= plies <= MAX_DEPTH or weights[kernels.W_QUIESCENCE] not in range(0, 9):
+            raise CheckpointError(
+                f"{where}: its search weights ask for depth {plies:g} and {weights[kernels.W_QUIESCENCE]:g} capture plies"
+            )
         return cls(game, table, weights, depth)
 
     def choose(self, states: np.ndarray) -> np.ndarray:

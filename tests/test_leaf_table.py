@@ -11,7 +11,7 @@ import pytest
 import tardis_envs
 from agents import make_agent
 from agents.alphazero import LEAF_TABLE_MEMBER, LeafSearch, checkpoint_file
-from agents.checkpoint import CheckpointError
+from agents.checkpoint import META_NAME, CheckpointError, read_meta, write_meta
 from agents.tournament import play_match
 from agents.training import leaf_table
 from tardis_envs.core.state import RUNNING, STATUS
@@ -33,6 +33,15 @@ def material_checkpoint(game, tmp_path_factory):
     leaf = LeafSearch(game, kernels.material_table(weights), weights)
     path = tmp_path_factory.mktemp("leaf") / "material.zip"
     return leaf_table.save_leaf_checkpoint(path, checkpoint_file("baseline", game), leaf, {"round": 0})
+
+
+def copy_without(source, target, member):
+    """A copy of the zip ``source`` at ``target`` without ``member``."""
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w") as copy:
+        for name in archive.namelist():
+            if name != member:
+                copy.writestr(name, archive.read(name))
+    return target
 
 
 def test_an_alphabeta_checkpoint_plays_its_search_and_its_network_alone(game, material_checkpoint):
@@ -58,24 +67,30 @@ def test_alphabeta_specs_and_checkpoints_are_refused_by_name(game, material_chec
         make_agent(f"az:{material_checkpoint}:depth=9", game)
     with pytest.raises(ValueError, match="depth is a setting of the alphabeta search"):
         make_agent("az:baseline:depth=2:search=gumbel", game)
-    with pytest.raises(CheckpointError, match="holds no learned leaf table"):
-        make_agent("az:baseline:search=alphabeta", game)
+    plain = copy_without(material_checkpoint, tmp_path / "plain.zip", LEAF_TABLE_MEMBER)  # as the guided search's are
+    with pytest.raises(CheckpointError, match="plain.zip' holds no learned leaf table"):
+        make_agent(f"az:{plain}", game)
+    assert make_agent(f"az:{plain}:search=gumbel:sims=4", game).name == "az:4"
     tardis_run = tardis_envs.make("tardis_run_v0").unwrapped.game
     with pytest.raises(ValueError, match="needs a game whose heuristic searches a learned leaf value"):
         make_agent("az:baseline:search=alphabeta", tardis_run)
     # a table of the wrong size, and one with a NaN
     for name, table in (("short", np.zeros(5)), ("nan", np.full(game.heuristic.LEAF_FEATURES, np.nan))):
-        damaged = tmp_path / f"{name}.zip"
-        with zipfile.ZipFile(material_checkpoint) as source, zipfile.ZipFile(damaged, "w") as copy:
-            for member in source.namelist():
-                if member != LEAF_TABLE_MEMBER:
-                    copy.writestr(member, source.read(member))
-            data = io.BytesIO()
-            np.save(data, table)
-            copy.writestr(LEAF_TABLE_MEMBER, data.getvalue())
+        damaged = copy_without(material_checkpoint, tmp_path / f"{name}.zip", LEAF_TABLE_MEMBER)
+        data = io.BytesIO()
+        np.save(data, table)
+        with zipfile.ZipFile(damaged, "a") as archive:
+            archive.writestr(LEAF_TABLE_MEMBER, data.getvalue())
         words = r"has shape \(5,\)" if name == "short" else "not all finite"
         with pytest.raises(CheckpointError, match=f"{name}.zip.*{words}"):
             make_agent(f"az:{damaged}", game)
+    # search weights in the metadata that ask for a search of 100 plies
+    meta = read_meta(material_checkpoint)
+    deep = copy_without(material_checkpoint, tmp_path / "deep.zip", META_NAME)
+    meta["leaf_search"]["weights"][game.heuristic.W_DEPTH] = 100
+    write_meta(deep, meta)
+    with pytest.raises(CheckpointError, match="deep.zip.*ask for depth 100"):
+        make_agent(f"az:{deep}", game)
 
 
 def test_the_warm_start_recovers_the_table_a_teacher_judged_by(game):

@@ -84,16 +84,14 @@ def play_games(
     self_share: float = 0.5,
     random_plies: int = 8,
     batch: int = 64,
-) -> tuple[Samples, dict[str, int]]:
+) -> Samples:
     """Play ``games`` games of the alpha-beta search over ``table`` (search ``weights``) against
     the game's heuristic (``1 - self_share`` of them; the learner's seat alternating) or itself,
-    each opened by 0 to ``random_plies`` random plies; returns their quiet positions with the
-    outcomes, and the tally ``{"wins", "draws", "losses"}`` of the learner's games against the
-    heuristic."""
+    each opened by 0 to ``random_plies`` random plies; returns their quiet positions after the
+    opening, with the outcomes and the heuristic's evaluation of each."""
     kernels = game.heuristic
     opponent = kernels.DEFAULT_WEIGHTS
     rng = np.random.default_rng(seed)
-    tally = {"wins": 0, "draws": 0, "losses": 0}
     parts = [Samples.empty(kernels.LEAF_FEATURES)]
     mask = np.zeros(game.num_actions, dtype=np.int8)
     for start in range(0, games, batch):
@@ -143,10 +141,7 @@ def play_games(
             keep = quiet & (np.arange(len(positions)) >= opening[row])
             count = int(keep.sum())
             parts.append(Samples(features[keep].astype(np.int8), outcome[keep], judged[keep], np.full(count, ids[row], dtype=np.int64)))
-            if not selfplay[row]:
-                result = states[row, REWARDS + learner[row]]
-                tally["wins" if result > 0 else "losses" if result < 0 else "draws"] += 1
-    return _concat(parts), tally
+    return _concat(parts)
 
 
 def _concat(parts: list[Samples]) -> Samples:
@@ -292,7 +287,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         writer.writeheader()
         for round_number in range(1, args.rounds + 1):
             try:
-                played, _ = play_games(
+                played = play_games(
                     game, table, weights, args.games, seed=args.seed + round_number * 1_000_000, random_plies=args.random_plies
                 )
             except KeyboardInterrupt:
