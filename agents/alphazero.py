@@ -418,11 +418,11 @@ class LeafSearch:
         record = meta.get("leaf_search")
         with zipfile.ZipFile(path) as archive:
             present = LEAF_TABLE_MEMBER in archive.namelist()
-            data = archive.read(LEAF_TABLE_MEMBER) if present else b""
         if not present or not isinstance(record, dict):
             raise CheckpointError(f"{where} holds no learned leaf table ({LEAF_TABLE_MEMBER}): it plays search=gumbel, not alphabeta")
-        try:
-            table = np.load(io.BytesIO(data), allow_pickle=False)
+        try:  # a damaged member (a bad CRC, a broken stream), a table of text, weights missing
+            with zipfile.ZipFile(path) as archive:
+                table = np.asarray(np.load(io.BytesIO(archive.read(LEAF_TABLE_MEMBER)), allow_pickle=False), dtype=np.float64)
             weights = np.asarray(record["weights"], dtype=np.float64)
         except Exception as exc:
             raise CheckpointError(f"{where}: its learned leaf table could not be read: {exc}") from None

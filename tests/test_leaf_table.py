@@ -48,7 +48,8 @@ def test_an_alphabeta_checkpoint_plays_its_search_and_its_network_alone(game, ma
     agent = make_agent(f"az:{material_checkpoint}", game)
     assert agent.name == "az:alphabeta:depth=1" and agent.leaf is not None
     assert make_agent(f"az:{material_checkpoint}:depth=2", game).name == "az:alphabeta:depth=2"
-    assert make_agent(f"az:{material_checkpoint}:net", game).name == "az:net"
+    alone = make_agent(f"az:{material_checkpoint}:net", game)
+    assert alone.name == "az:net" and alone.leaf is None
     # Ra8 mates in one: the search takes it
     state = game.from_fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
     mask = game.legal_actions(state)
@@ -56,6 +57,9 @@ def test_an_alphabeta_checkpoint_plays_its_search_and_its_network_alone(game, ma
     masks[0, mask] = 1
     action = agent.act_batch(state[None], None, masks)[0]
     assert game.action_to_string(state, int(action)) == "a1a8"
+    # the network alone reads the observation and plays its most likely legal move
+    observation = game.observation(state, 0)[None]
+    assert masks[0, alone.act_batch(state[None], observation, masks)[0]] == 1
 
 
 def test_alphabeta_specs_and_checkpoints_are_refused_by_name(game, material_checkpoint, tmp_path):
@@ -75,13 +79,17 @@ def test_alphabeta_specs_and_checkpoints_are_refused_by_name(game, material_chec
     with pytest.raises(ValueError, match="needs a game whose heuristic searches a learned leaf value"):
         make_agent("az:baseline:search=alphabeta", tardis_run)
     # a table of the wrong size, and one with a NaN
-    for name, table in (("short", np.zeros(5)), ("nan", np.full(game.heuristic.LEAF_FEATURES, np.nan))):
+    for name, table in (
+        ("short", np.zeros(5)),
+        ("nan", np.full(game.heuristic.LEAF_FEATURES, np.nan)),
+        ("text", np.array(["x"] * game.heuristic.LEAF_FEATURES)),
+    ):
         damaged = copy_without(material_checkpoint, tmp_path / f"{name}.zip", LEAF_TABLE_MEMBER)
         data = io.BytesIO()
         np.save(data, table)
         with zipfile.ZipFile(damaged, "a") as archive:
             archive.writestr(LEAF_TABLE_MEMBER, data.getvalue())
-        words = r"has shape \(5,\)" if name == "short" else "not all finite"
+        words = {"short": r"has shape \(5,\)", "nan": "not all finite", "text": "could not be read"}[name]
         with pytest.raises(CheckpointError, match=f"{name}.zip.*{words}"):
             make_agent(f"az:{damaged}", game)
     # search weights in the metadata that ask for a search of 100 plies
@@ -136,9 +144,13 @@ def test_a_tiny_leaf_run_writes_a_checkpoint_that_eval_plays(game, tmp_path):
     result = play_match(CHESS, agents, ["az", "random"], 2, seed=0)
     assert result.num_games == 2
     assert "vs heuristic" in (run / "summary.md").read_text()
-    # the folder holds a run now: refused without --overwrite, replaced with it
+    # the folder holds a run now: refused without --overwrite, replaced with it, and only the
+    # files the run writes are replaced
     assert leaf_table.main(args) == 2
+    (run / "notes.txt").write_text("mine")
+    (run / "rounds.csv").write_text("round\n1\n2\n3\n")
     assert leaf_table.main(args + ["--overwrite"]) == 0
+    assert (run / "notes.txt").read_text() == "mine" and len(list(csv.DictReader(open(run / "rounds.csv")))) == 1
 
 
 def test_a_folder_of_something_else_is_never_replaced(tmp_path, capsys):
@@ -155,3 +167,36 @@ def test_a_source_that_is_not_an_az_checkpoint_is_refused_by_name(tmp_path, caps
     assert "--from ppo:baseline: an az checkpoint file (.zip) or az:baseline" in capsys.readouterr().err
     assert leaf_table.main(["timelord_chess_v1", "--from", str(tmp_path / "none.zip"), "--run-dir", str(run)]) == 2
     assert "does not exist" in capsys.readouterr().err and not run.exists()
+
+
+def test_settings_that_would_misuse_the_run_are_refused_before_it_starts(tmp_path, capsys):
+    run = tmp_path / "run"
+    for extra, words in (
+        (["--rounds", "10"], "--rounds 10: at most 9, or the games would take the evaluation's seeds"),
+        (["--depth", "5"], "--depth 5: from 1 to 4"),
+        (["--games", "1"], "--games 1: from 2 to"),
+    ):
+        with pytest.raises(SystemExit):
+            leaf_table.main(["timelord_chess_v1", "--run-dir", str(run), *extra])
+        assert words in capsys.readouterr().err
+    for env_id, source, words in (
+        ("tardis_run_v0", "az:baseline", "needs a game whose heuristic searches a learned leaf value"),
+        ("timelord_chess_v1", "az:baseline:net", "without agent settings"),
+    ):
+        assert leaf_table.main([env_id, "--from", source, "--run-dir", str(run)]) == 2
+        assert words in capsys.readouterr().err
+    # a source inside the run folder it would replace
+    (run / "checkpoints").mkdir(parents=True)
+    inside = run / "checkpoints" / "best.zip"
+    inside.write_bytes(checkpoint_file("baseline", tardis_envs.make(CHESS).unwrapped.game).read_bytes())
+    (run / "rounds.csv").write_text("round\n")
+    assert leaf_table.main([CHESS, "--from", str(inside), "--run-dir", str(run), "--overwrite"]) == 2
+    assert "lies inside --run-dir" in capsys.readouterr().err and inside.exists()
+    assert not run.joinpath("summary.md").exists() and (run / "rounds.csv").read_text() == "round\n"
+
+
+def test_train_algo_az_refuses_the_alphabeta_search_by_name():
+    from agents.training.az_train import AZConfig
+
+    with pytest.raises(ValueError, match="python -m agents.training.leaf_table fits"):
+        AZConfig.from_dict({"env_id": CHESS, "search": "alphabeta"})

@@ -261,6 +261,11 @@ class AZConfig:
             )
         if self.value_lambda and self.root_value_share:
             raise ValueError(f"{where}: 'value_lambda' and 'root_value_share' are two value targets: give one")
+        if self.search == "alphabeta":
+            raise ValueError(
+                f"{where}: 'search' alphabeta searches a learned leaf table, which python -m agents.training.leaf_table fits "
+                "(from a network this trains with search gumbel)"
+            )
         if self.search not in SEARCHES:
             raise ValueError(f"{where}: 'search' must be one of {', '.join(SEARCHES)}, got {self.search!r}")
         if self.search == "expectation":

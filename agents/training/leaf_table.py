@@ -5,12 +5,14 @@ every action, then its capture search, and the mating drive that finishes won ga
 leaf is scored by a table of points, one entry for each piece kind on each square, the mover's
 own or the opponent's (``LEAF_FEATURES`` of the game's heuristic). The table starts as material
 alone (each piece its heuristic value). A round plays ``games`` games with the current table,
-half against the game's alpha-beta heuristic (the learner's seat alternating) and half against
-itself, each opened by 0 to ``random_plies`` random plies so that the games differ. It keeps
-their *quiet* positions, those the capture search leaves as they are, since those are what the
-search scores. Then it fits the table, by least squares, to the teacher's judgement of them:
-the alpha-beta heuristic's own static evaluation (material, mobility, piece-square terms),
-with a ``ridge`` pull toward material. This is the warm start of the project's other ``az``
+each against the game's alpha-beta heuristic (the learner's seat alternating) or against itself
+at even odds, each opened by 0 to ``random_plies`` random plies so that the games differ. It
+keeps their *quiet* positions, those the capture search leaves as they are: where captures are
+pending, the pieces are not what a position is worth, and the search's capture plies resolve
+those before it scores a leaf. Then it fits the table, by least squares, to the teacher's
+judgement of them: the alpha-beta heuristic's own static evaluation (material, mobility,
+piece-square terms, and its mating drive where one side leads by more than a minor piece,
+which the search then adds again at its leaves), with a ``ridge`` pull toward material. This is the warm start of the project's other ``az``
 networks (imitating a teacher) applied to the value. The positions of every round are kept
 and each fit is on all of them. After each fit the new table plays ``eval_games`` seat-swapped
 games against the heuristic, and the best table so far is the run's.
@@ -50,7 +52,14 @@ import numpy as np
 from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS
 
 SCALE = 400.0  # points per unit of tanh: the scale the chess heuristic's values are read at
-EVAL_SEED = 10_000_000  # evaluation games never share seeds with the games fitted on
+EVAL_SEED = 10_000_000  # the rounds' evaluation games: seeds EVAL_SEED + g
+ROUND_SEEDS = 1_000_000  # round r's games are seeded seed + r x ROUND_SEEDS + g
+
+
+def round_seed(seed: int, round_number: int) -> int:
+    """The seed of round ``round_number``'s first game (its game ``g`` is this ``+ g``): above
+    any match's usual seeds, below the rounds' evaluation seeds (``main`` checks the bounds)."""
+    return seed + round_number * ROUND_SEEDS
 
 
 @dataclass
@@ -162,6 +171,8 @@ def fit_teacher(samples: Samples, start: np.ndarray, ridge: float, held_share: f
     if len(samples) == 0:
         raise ValueError("no quiet positions to fit the leaf table on")
     held = held_out_games(samples, held_share, seed)
+    if held.all():
+        raise ValueError(f"the quiet positions come from {len(np.unique(samples.game))} game(s): too few to hold some out of the fit")
     x = samples.features.astype(np.float64)
     residual = (samples.judged - x @ start) / 100.0  # what the start leaves to explain, in pawns
     train = x[~held]
@@ -253,28 +264,34 @@ FIELDS = [
 def train(args: argparse.Namespace) -> dict[str, Any]:
     """The rounds of :mod:`agents.training.leaf_table` (see the module docstring)."""
     from .. import make_agent
-    from ..alphazero import AZAgent, LeafSearch, checkpoint_file
+    from ..alphazero import AZAgent, LeafSearch, checkpoint_file, leaf_kernels
     from ..tournament import MatchInterrupted
 
     run_dir = Path(args.run_dir)
+    # everything is checked before anything in the run folder is replaced
+    game = _game(args.env_id)
+    kernels = leaf_kernels(game)
+    if not (args.source.startswith("az:") or args.source.endswith(".zip")):
+        raise ValueError(f"--from {args.source}: an az checkpoint file (.zip) or az:baseline")
+    path = args.source[3:] if args.source.startswith("az:") else args.source
+    if ":" in path.replace("\\", "/").split("/")[-1]:
+        raise ValueError(f"--from {args.source}: a checkpoint, without agent settings (the table is fitted for the alpha-beta search)")
+    source = checkpoint_file(path, game)
+    base = make_agent(f"az:{path}:net", game, seed=0)  # loads and checks the checkpoint
+    if not isinstance(base, AZAgent):
+        raise ValueError(f"--from {args.source}: an az checkpoint or az:baseline")
+    if run_dir.resolve() in source.resolve().parents:
+        raise ValueError(
+            f"--from {args.source} lies inside --run-dir {str(run_dir)!r}, whose checkpoints the run replaces: copy it elsewhere"
+        )
     if run_dir.exists() and any(run_dir.iterdir()):
         if not args.overwrite:
             raise ValueError(f"run folder {str(run_dir)!r} is not empty: give another --run-dir, or --overwrite to replace its run")
-        marker = run_dir / "rounds.csv"
-        if not marker.exists():
+        if not (run_dir / "rounds.csv").exists():
             raise ValueError(f"run folder {str(run_dir)!r} holds no leaf-table run (no rounds.csv): it is not this program's to replace")
         for name in ("rounds.csv", "summary.md", "checkpoints/last.zip", "checkpoints/best.zip"):
             (run_dir / name).unlink(missing_ok=True)
     started = time.perf_counter()
-    if not (args.source.startswith("az:") or args.source.endswith(".zip")):
-        raise ValueError(f"--from {args.source}: an az checkpoint file (.zip) or az:baseline")
-    spec = args.source if args.source.startswith("az:") else f"az:{args.source}"
-    base = make_agent(spec, _game(args.env_id), seed=0)
-    if not isinstance(base, AZAgent):
-        raise ValueError(f"--from {args.source}: an az checkpoint or az:baseline")
-    game = base.game
-    source = checkpoint_file(args.source, game)
-    kernels = game.heuristic
     weights = kernels.PRESETS["material3"].copy()
     weights[kernels.W_DEPTH] = args.depth
     start = kernels.material_table(weights)
@@ -288,7 +305,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         for round_number in range(1, args.rounds + 1):
             try:
                 played = play_games(
-                    game, table, weights, args.games, seed=args.seed + round_number * 1_000_000, random_plies=args.random_plies
+                    game, table, weights, args.games, seed=round_seed(args.seed, round_number), random_plies=args.random_plies
                 )
             except KeyboardInterrupt:
                 print(
@@ -354,17 +371,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", required=True, help="the run folder")
     parser.add_argument("--overwrite", action="store_true", help="replace the leaf-table run already in --run-dir")
     parser.add_argument("--depth", type=int, default=3, help="the search's plies before its capture search (default 3)")
-    parser.add_argument("--rounds", type=int, default=20, help="rounds at most (default 20)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds at most (default 2)")
     parser.add_argument("--minutes", type=float, default=0.0, help="no new round after this many minutes (default 0: none)")
-    parser.add_argument("--games", type=int, default=256, help="games a round (default 256)")
+    parser.add_argument("--games", type=int, default=128, help="games a round (default 128)")
     parser.add_argument("--eval-games", type=int, default=100, help="seat-swapped games against the heuristic a round (default 100)")
     parser.add_argument("--random-plies", type=int, default=8, help="each game opens with 0 to this many random plies (default 8)")
     parser.add_argument("--ridge", type=float, default=0.1, help="pull of the table toward material, in pawns (default 0.1)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    for name, low in (("depth", 1), ("rounds", 1), ("games", 1), ("eval_games", 2), ("random_plies", 0)):
-        if getattr(args, name) < low:
-            parser.error(f"--{name.replace('_', '-')} {getattr(args, name)}: at least {low}")
+    from ..alphazero import MAX_DEPTH
+
+    for name, low, high in (
+        ("depth", 1, MAX_DEPTH),
+        ("rounds", 1, 10_000),
+        ("games", 2, ROUND_SEEDS - 1),  # a game held out of each fit and one fitted on, at least
+        ("eval_games", 2, 100_000),
+        ("random_plies", 0, 1_000),
+        ("seed", 0, ROUND_SEEDS - 1),
+    ):
+        if not low <= getattr(args, name) <= high:
+            parser.error(f"--{name.replace('_', '-')} {getattr(args, name)}: from {low} to {high}")
+    if round_seed(args.seed, args.rounds) + args.games > EVAL_SEED:
+        parser.error(
+            f"--rounds {args.rounds}: at most {(EVAL_SEED - args.seed - args.games) // ROUND_SEEDS}, or the games would take the evaluation's seeds"
+        )
     if args.eval_games % 2:
         parser.error(f"--eval-games {args.eval_games}: an even number (seats are swapped)")
     if not (np.isfinite(args.ridge) and args.ridge > 0) or not (np.isfinite(args.minutes) and args.minutes >= 0):

@@ -49,13 +49,14 @@ def test_the_table_scores_each_piece_where_it_stands():
     moves = np.zeros(layout.MAX_MOVES, dtype=np.int64)
     rng = np.random.default_rng(0)
     table = rng.normal(0, 50, heuristic.LEAF_FEATURES)
-    material = heuristic.material_table(MATERIAL3)
+    weights = heuristic.DEFAULT_WEIGHTS  # mobility, piece-square terms and the mating drive too
+    material = heuristic.material_table(weights)
     for state in random_positions(G, 6, seed=11):
-        learned = heuristic.evaluate(state.copy(), MATERIAL3, moves, table)
-        by_material = heuristic.evaluate(state.copy(), MATERIAL3, moves)
-        # the mating drive and the rest are the same: only the material gives way to the table
+        learned = heuristic.evaluate(state.copy(), weights, moves, table)
+        by_material = heuristic.evaluate(state.copy(), weights, moves)
+        # the other terms stay as they are: only the material gives way to the table
         assert np.isclose(learned - by_material, features(state) @ (table - material))
-        assert np.isclose(by_material, heuristic.evaluate(state.copy(), MATERIAL3, moves, material))
+        assert np.isclose(by_material, heuristic.evaluate(state.copy(), weights, moves, material))
 
 
 def test_black_reads_the_table_mirrored_and_the_passenger_has_its_entry():

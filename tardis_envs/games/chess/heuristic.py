@@ -449,23 +449,28 @@ def search_values(states, tables, weights, depth, out):
         out[i] = search_value(states[i], tables, weights, depth)
 
 
+@njit_alloc
+def leaf_sample(state, tables, weights, teacher):
+    """``(quiet, judged)`` of :func:`leaf_samples` for one position."""
+    buffers, masks, order_buffers, keys = _search_scratch()
+    moves = order_buffers[0, NUM_ACTIONS:]
+    stand = evaluate(state, weights, moves)
+    quiescence = np.int64(weights[W_QUIESCENCE])
+    searched = _search(state, tables, weights, np.int64(0), quiescence, -INF, INF, np.int64(1), buffers, masks, order_buffers, keys, None)
+    return abs(searched - stand) < 1e-9, evaluate(state, teacher, moves)
+
+
 @njit_parallel
 def leaf_samples(states, tables, weights, teacher, features, quiet, judged):
     """What a learned leaf value is fitted on: each of ``states``' :func:`leaf_features` into the
-    rows of ``features``; into ``quiet`` whether the position is quiet (its capture search
-    under ``weights`` changes nothing: the value of a position whose captures are still to be
-    played is not the value of its pieces, and the search only scores quiet ones); into
-    ``judged`` the static evaluation by the ``teacher`` weights (points, for the side to move)."""
+    rows of ``features``; into ``quiet`` whether the position is quiet (its capture search under
+    ``weights`` changes nothing: where captures are still to be played, the pieces on the board
+    are not what the position is worth, and the search's capture plies resolve them before it
+    scores a leaf); into ``judged`` the static evaluation by the ``teacher`` weights (points, for
+    the side to move)."""
     for i in prange(states.shape[0]):
         leaf_features(states[i], features[i])
-        buffers, masks, order_buffers, keys = _search_scratch()
-        moves = order_buffers[0, NUM_ACTIONS:]
-        stand = evaluate(states[i], weights, moves)
-        searched = _search(
-            states[i], tables, weights, np.int64(0), np.int64(weights[W_QUIESCENCE]), -INF, INF, np.int64(1), buffers, masks, order_buffers, keys, None
-        )
-        quiet[i] = abs(searched - stand) < 1e-9
-        judged[i] = evaluate(states[i], teacher, moves)
+        quiet[i], judged[i] = leaf_sample(states[i], tables, weights, teacher)
 
 
 @njit_parallel
