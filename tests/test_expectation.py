@@ -214,7 +214,7 @@ def test_an_az_agent_with_the_expectation_search_plays_the_best_expected_action(
     assert busy.any() and (actions[busy] == np.argmax(values[busy], axis=1)).all()
     assert (masks[np.arange(len(states)), actions] == 1).all()
     assert parse_spec("baseline:search=expectation")["search"] == "expectation"
-    with pytest.raises(ValueError, match="search must be one of gumbel, expectation, got 'deep'"):
+    with pytest.raises(ValueError, match="search must be one of gumbel, expectation, alphabeta, got 'deep'"):
         parse_spec("baseline:search=deep")
     deeper = AZAgent(game, net, search="expectation", plies=2)
     two = ExactExpectation(game, plies=2).action_values(states[busy], NetEvaluator(net, seats=2))
@@ -280,7 +280,7 @@ def test_a_tiny_expectation_run_learns_td_targets_and_its_checkpoint_plays_with_
     assert "plays search=expectation, which samples no dice to foresee" in capsys.readouterr().err
     for data, message in (
         ({"env_id": "keys_to_the_tardis_v0", "search": "expectation"}, "'search' expectation needs a game of perfect information"),
-        ({"search": "deep"}, "'search' must be one of gumbel, expectation"),
+        ({"search": "deep"}, "'search' must be one of gumbel, expectation, got 'deep'"),
         ({"explore": 0.1}, "'explore' is for the expectation search"),
         ({"search": "expectation", "value_lambda": 0.5, "root_value_share": 0.5}, "two value targets"),
         ({"value_lambda": 1.5}, "'value_lambda' must be a number in"),

@@ -86,6 +86,8 @@ from .train import (
     write_report,
 )
 
+# the searches self-play trains with (alphabeta's leaf table is fitted by agents.training.leaf_table)
+TRAINED_SEARCHES = tuple(search for search in SEARCHES if search != "alphabeta")
 SELF = "self"  # the ``opponents`` key of the games the network plays against itself
 
 
@@ -266,8 +268,8 @@ class AZConfig:
                 f"{where}: 'search' alphabeta searches a learned leaf table, which python -m agents.training.leaf_table fits "
                 "(from a network this trains with search gumbel)"
             )
-        if self.search not in SEARCHES:
-            raise ValueError(f"{where}: 'search' must be one of {', '.join(SEARCHES)}, got {self.search!r}")
+        if self.search not in TRAINED_SEARCHES:
+            raise ValueError(f"{where}: 'search' must be one of {', '.join(TRAINED_SEARCHES)}, got {self.search!r}")
         if self.search == "expectation":
             game_class = env_module(self.env_id).Game
             if game_class.kernels.afterstates is None or game_class.spec.hidden_information:
