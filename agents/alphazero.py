@@ -417,15 +417,13 @@ class LeafSearch:
         where = f"checkpoint {str(path)!r}"
         record = meta.get("leaf_search")
         with zipfile.ZipFile(path) as archive:
-            present = LEAF_TABLE_MEMBER in archive.namelist()
-        if not present or not isinstance(record, dict):
-            raise CheckpointError(f"{where} holds no learned leaf table ({LEAF_TABLE_MEMBER}): it plays search=gumbel, not alphabeta")
-        try:  # a damaged member (a bad CRC, a broken stream), a table of text, weights missing
-            with zipfile.ZipFile(path) as archive:
+            if LEAF_TABLE_MEMBER not in archive.namelist() or not isinstance(record, dict):
+                raise CheckpointError(f"{where} holds no learned leaf table ({LEAF_TABLE_MEMBER}): it plays search=gumbel, not alphabeta")
+            try:  # a damaged member (a bad CRC, a broken stream), a table of text, weights missing
                 table = np.asarray(np.load(io.BytesIO(archive.read(LEAF_TABLE_MEMBER)), allow_pickle=False), dtype=np.float64)
-            weights = np.asarray(record["weights"], dtype=np.float64)
-        except Exception as exc:
-            raise CheckpointError(f"{where}: its learned leaf table could not be read: {exc}") from None
+                weights = np.asarray(record["weights"], dtype=np.float64)
+            except Exception as exc:
+                raise CheckpointError(f"{where}: its learned leaf table could not be read: {exc}") from None
         expected = kernels.DEFAULT_WEIGHTS.shape
         if table.shape != (kernels.LEAF_FEATURES,) or weights.shape != expected:
             raise CheckpointError(

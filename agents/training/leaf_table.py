@@ -188,12 +188,13 @@ def fit_teacher(samples: Samples, start: np.ndarray, ridge: float, held_share: f
     def outcome_correlation(candidate: np.ndarray) -> float:
         return float(np.corrcoef(np.tanh(x[held] @ candidate / SCALE), samples.outcome[held])[0, 1])
 
+    fitted, by_material = r2(table), r2(start)
     # material explains most of the teacher's points; what matters is how much of the rest
-    explained = 1.0 - (1.0 - r2(table)) / max(1.0 - r2(start), 1e-12)
+    explained = 1.0 - (1.0 - fitted) / max(1.0 - by_material, 1e-12)
     return table, {
         "teacher_positions": int(len(samples)),
-        "teacher_r2_start": round(r2(start), 4),
-        "teacher_r2": round(r2(table), 4),
+        "teacher_r2_start": round(by_material, 4),
+        "teacher_r2": round(fitted, 4),
         "teacher_beyond_material": round(explained, 4),
         "outcome_correlation_start": round(outcome_correlation(start), 4),
         "outcome_correlation": round(outcome_correlation(table), 4),
@@ -228,19 +229,13 @@ def evaluate(checkpoint: Path, game, games: int, opponent: str = "heuristic") ->
     seat-swapped games on the evaluation seeds: wins, draws, losses and the share of the points
     (draws half)."""
     from .. import make_agent
-    from ..tournament import DRAW, LOSS, WIN, play_match
+    from ..tournament import play_match
 
     agents = [make_agent(f"az:{checkpoint}", game, seed=0), make_agent(opponent, game, seed=1)]
     result = play_match(game.spec.env_id, agents, ["az", opponent], games, seed=EVAL_SEED, options=dict(game.options))
-    counts = result.counts[0].sum(axis=0)
-    wins, draws, losses = int(counts[WIN]), int(counts[DRAW]), int(counts[LOSS])
-    return {
-        "games": result.num_games,
-        "wins": wins,
-        "draws": draws,
-        "losses": losses,
-        "points": round((wins + draws / 2) / max(result.num_games, 1), 4),
-    }
+    record = result.record(0)
+    points = (record["wins"] + record["draws"] / 2) / max(record["games"], 1)
+    return {key: record[key] for key in ("games", "wins", "draws", "losses")} | {"points": round(points, 4)}
 
 
 FIELDS = [

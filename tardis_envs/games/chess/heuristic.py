@@ -164,13 +164,6 @@ def leaf_features(state, out):
         out[leaf_index((code >> 3) != me, code & 7, -1 if i == 64 else i, me)] += 1
 
 
-@njit_parallel
-def leaf_features_batch(states, out):
-    """:func:`leaf_features` of each of ``states`` into the rows of ``out``."""
-    for i in prange(states.shape[0]):
-        leaf_features(states[i], out[i])
-
-
 def material_table(weights):
     """The learned-leaf table that scores what ``weights`` values as material: each own piece
     its value, each of the opponent's the negative (kings 0), wherever it stands."""
