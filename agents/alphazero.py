@@ -26,12 +26,16 @@ Agent specs (``make_agent``)::
     az:baseline:search=alphabeta  (Dr. Who Chess) the game's full-width alpha-beta search with its
                                   capture search, its leaves scored by the checkpoint's learned leaf
                                   table (:mod:`agents.training.leaf_table`); ``depth`` sets its plies
+    az:baseline:search=turn       (Keys to the TARDIS) every line of the mover's whole turn (card,
+                                  move, Key Tile bonus) in worlds redealt from what it
+                                  may know, each line's end valued by the checkpoint's learned table
+                                  (a logistic regression of outcomes); ``redeals`` sets the worlds
 
 A checkpoint is a zip holding ``az_model.pt`` (the network's weights) and
 ``tardis_meta.json`` (the game, options, network shape and training record; the
 same metadata as the PPO checkpoints, :mod:`agents.checkpoint`, with ``algo: az``); one
-trained for ``search=alphabeta`` also holds ``az_leaf_table.npy``, its learned leaf table,
-and the search's weights in its metadata (``leaf_search``).
+trained for ``search=alphabeta`` or ``search=turn`` also holds ``az_leaf_table.npy``, its learned
+leaf table, and the search's weights in its metadata (``leaf_search``).
 """
 
 from __future__ import annotations
@@ -55,16 +59,19 @@ from .base import Agent
 from .checkpoint import CheckpointError, check_compatible, model_meta, observation_view, read_meta, write_meta
 
 MODEL_MEMBER = "az_model.pt"
-LEAF_TABLE_MEMBER = "az_leaf_table.npy"  # the learned leaf value of search=alphabeta
+LEAF_TABLE_MEMBER = "az_leaf_table.npy"  # the learned leaf value of search=alphabeta or turn
 OPTIMIZER_MEMBER = "az_optimizer.pt"  # a training checkpoint's optimizer state (dropped on export)
 DEFAULT_SIMULATIONS = 32
 MAX_SIMULATIONS = 100_000
 SPEC_USAGE = (
-    "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:search=gumbel|expectation|alphabeta]"
-    "[:plies=<n>][:depth=<n>][:net]"
+    "az:<checkpoint.zip>|baseline[:sims=<n>][:c=<PUCT constant>][:considered=<n>][:search=gumbel|expectation|alphabeta|turn]"
+    "[:plies=<n>][:depth=<n>][:redeals=<n>][:net]"
 )
-SEARCHES = ("gumbel", "expectation", "alphabeta")
+SEARCHES = ("gumbel", "expectation", "alphabeta", "turn")
+LEAF_SEARCHES = ("alphabeta", "turn")  # the searches over a learned leaf table (LeafSearch)
 MAX_DEPTH = 4  # the alpha-beta search grows about 30-fold a ply: 4 plies are seconds a move
+DEFAULT_REDEALS = 8  # the turn search's redealt worlds a decision
+MAX_REDEALS = 256
 
 
 HEADS = ("mlp", "move_squares")
@@ -350,6 +357,7 @@ def parse_spec(text: str) -> dict[str, Any]:
         "search": None,
         "plies": 1,
         "depth": None,
+        "redeals": None,
         "given": [],
     }
     for part in settings:
@@ -362,7 +370,7 @@ def parse_spec(text: str) -> dict[str, Any]:
                 raise ValueError(f"agent az:{text}: search must be one of {', '.join(SEARCHES)}, got {value!r}")
             out["search"] = value
             continue
-        if key not in ("sims", "c", "considered", "plies", "depth") or not value:
+        if key not in ("sims", "c", "considered", "plies", "depth", "redeals") or not value:
             raise ValueError(f"agent az:{text}: unknown setting {part!r}; {SPEC_USAGE}")
         try:
             number = float(value) if key == "c" else int(value)
@@ -374,6 +382,7 @@ def parse_spec(text: str) -> dict[str, Any]:
             "considered": (1, 4096),
             "plies": (1, MAX_PLIES),
             "depth": (1, MAX_DEPTH),
+            "redeals": (1, MAX_REDEALS),
         }[key]
         if not (np.isfinite(number) and low <= number <= high):
             raise ValueError(f"agent az:{text}: {key} must be in {low}..{high}, got {value!r}")
@@ -382,35 +391,60 @@ def parse_spec(text: str) -> dict[str, Any]:
     return out
 
 
-def leaf_kernels(game) -> ModuleType:
-    """The module of ``game``'s learned-leaf alpha-beta kernels (its heuristic's
-    ``choose_learned_batch``, ``leaf_samples``, ``material_table``, ``LEAF_FEATURES``); a
-    ValueError naming the game where it has none."""
+def leaf_kernels(game, search: str | None = None) -> ModuleType:
+    """The module of ``game``'s learned-leaf search kernels (its heuristic's ``LEARNED_SEARCH``,
+    ``choose_learned_batch`` and ``LEAF_FEATURES``: Dr. Who Chess's alpha-beta, Keys to the TARDIS's
+    turn search); a ValueError naming the game where it has none, or where its search is not
+    ``search``."""
     module = game.heuristic
-    if not hasattr(module, "choose_learned_batch"):
+    own = getattr(module, "LEARNED_SEARCH", None)
+    if own is None or (search is not None and search != own):
         raise ValueError(
-            f"search alphabeta needs a game whose heuristic searches a learned leaf value (Dr. Who Chess), not {game.spec.env_id}"
+            f"search {search or 'alphabeta'} needs a game whose heuristic searches a learned leaf value "
+            f"(alphabeta: Dr. Who Chess; turn: Keys to the TARDIS), not {game.spec.env_id}"
         )
     return module
 
 
 class LeafSearch:
-    """The ``alphabeta`` search of an ``az`` agent: the game's full-width alpha-beta search
-    (``weights``: the game heuristic's weights vector, whose depth, capture plies and mating drive
-    it keeps) whose leaves are scored by a learned ``table`` (``LEAF_FEATURES`` points) in place
-    of the material; ``depth`` overrides the weights' plies."""
+    """The search of an ``az`` agent over a learned leaf ``table`` (``LEAF_FEATURES`` numbers) in
+    the game's heuristic kernels, ``weights`` being the heuristic's weights vector it keeps:
 
-    def __init__(self, game, table: np.ndarray, weights: np.ndarray, depth: int | None = None):
+    * ``alphabeta`` (Dr. Who Chess): the full-width alpha-beta search, its capture plies and
+      mating drive, each leaf scored by the table in place of the material; ``depth`` overrides
+      the weights' plies;
+    * ``turn`` (Keys to the TARDIS): every line of the mover's turn in ``redeals`` worlds redealt
+      from what it may know, each line's end valued by the table (a logistic regression of the
+      outcome); the worlds are drawn from the agent's own generator (``seed``)."""
+
+    def __init__(
+        self,
+        game,
+        table: np.ndarray,
+        weights: np.ndarray,
+        depth: int | None = None,
+        redeals: int | None = None,
+        seed: int | None = None,
+    ):
         self.kernels = leaf_kernels(game)
+        self.search = self.kernels.LEARNED_SEARCH
         self.game = game
         self.table = np.ascontiguousarray(table, dtype=np.float64)
         self.weights = np.array(weights, dtype=np.float64)
-        if depth is not None:
-            self.weights[self.kernels.W_DEPTH] = depth
-        self.depth = int(self.weights[self.kernels.W_DEPTH])
+        if self.search == "alphabeta":
+            if depth is not None:
+                self.weights[self.kernels.W_DEPTH] = depth
+            self.depth = int(self.weights[self.kernels.W_DEPTH])
+            self.name = f"az:alphabeta:depth={self.depth}"
+        else:
+            self.redeals = int(redeals or DEFAULT_REDEALS)
+            self.name = f"az:turn:redeals={self.redeals}"
+        self.rng = np.random.default_rng(seed)
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, meta: dict[str, Any], game, depth: int | None = None) -> "LeafSearch":
+    def from_checkpoint(
+        cls, path: str | Path, meta: dict[str, Any], game, depth: int | None = None, redeals: int | None = None, seed: int | None = None
+    ) -> "LeafSearch":
         """The learned leaf of an az checkpoint: its ``az_leaf_table.npy`` and the search weights
         of its metadata; a :class:`CheckpointError` naming what is missing or damaged."""
         kernels = leaf_kernels(game)
@@ -418,7 +452,9 @@ class LeafSearch:
         record = meta.get("leaf_search")
         with zipfile.ZipFile(path) as archive:
             if LEAF_TABLE_MEMBER not in archive.namelist() or not isinstance(record, dict):
-                raise CheckpointError(f"{where} holds no learned leaf table ({LEAF_TABLE_MEMBER}): it plays search=gumbel, not alphabeta")
+                raise CheckpointError(
+                    f"{where} holds no learned leaf table ({LEAF_TABLE_MEMBER}): it plays search=gumbel, not {kernels.LEARNED_SEARCH}"
+                )
             try:  # a damaged member (a bad CRC, a broken stream), a table of text, weights missing
                 table = np.asarray(np.load(io.BytesIO(archive.read(LEAF_TABLE_MEMBER)), allow_pickle=False), dtype=np.float64)
                 weights = np.asarray(record["weights"], dtype=np.float64)
@@ -432,17 +468,28 @@ class LeafSearch:
             )
         if not (np.isfinite(table).all() and np.isfinite(weights).all()):
             raise CheckpointError(f"{where}: its learned leaf table or search weights are not all finite numbers")
-        plies = weights[kernels.W_DEPTH]
-        if plies != int(plies) or not 1 <= plies <= MAX_DEPTH or weights[kernels.W_QUIESCENCE] not in range(0, 9):
-            raise CheckpointError(
-                f"{where}: its search weights ask for depth {plies:g} and {weights[kernels.W_QUIESCENCE]:g} capture plies"
-            )
-        return cls(game, table, weights, depth)
+        if kernels.LEARNED_SEARCH == "alphabeta":
+            plies = weights[kernels.W_DEPTH]
+            if plies != int(plies) or not 1 <= plies <= MAX_DEPTH or weights[kernels.W_QUIESCENCE] not in range(0, 9):
+                raise CheckpointError(
+                    f"{where}: its search weights ask for depth {plies:g} and {weights[kernels.W_QUIESCENCE]:g} capture plies"
+                )
+        else:
+            worlds = record.get("redeals", DEFAULT_REDEALS)
+            if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= MAX_REDEALS:
+                raise CheckpointError(f"{where}: its turn search asks for {worlds!r} redealt worlds, not 1..{MAX_REDEALS}")
+            redeals = redeals or worlds
+        return cls(game, table, weights, depth, redeals, seed)
 
     def choose(self, states: np.ndarray) -> np.ndarray:
         """The search's action in each of ``states``."""
+        states = np.ascontiguousarray(states)
         out = np.empty(len(states), dtype=np.int64)
-        self.kernels.choose_learned_batch(np.ascontiguousarray(states), self.game.tables, self.weights, self.table, out)
+        if self.search == "alphabeta":
+            self.kernels.choose_learned_batch(states, self.game.tables, self.weights, self.table, out)
+        else:
+            seeds = self.rng.integers(0, 1 << 62, size=len(states), dtype=np.int64)
+            self.kernels.choose_learned_batch(states, self.game.tables, self.weights, self.table, self.redeals, seeds, out)
         return out
 
     def members(self) -> dict[str, bytes]:
@@ -453,7 +500,10 @@ class LeafSearch:
 
     def record(self) -> dict[str, Any]:
         """The checkpoint metadata's ``leaf_search``."""
-        return {"weights": [float(w) for w in self.weights], "features": int(self.table.shape[0])}
+        record = {"weights": [float(w) for w in self.weights], "features": int(self.table.shape[0])}
+        if self.search == "turn":
+            record["redeals"] = self.redeals
+        return record
 
 
 class GuidedAgent(Agent):
@@ -520,14 +570,14 @@ class AZAgent(GuidedAgent):
         if search not in SEARCHES:
             raise ValueError(f"az search must be one of {', '.join(SEARCHES)}, got {search!r}")
         expectation = search == "expectation" and not net_only
-        if search == "alphabeta" and leaf is None and not net_only:
-            raise ValueError("az search alphabeta needs a learned leaf table (leaf=LeafSearch(...))")
+        if search in LEAF_SEARCHES and leaf is None and not net_only:
+            raise ValueError(f"az search {search} needs a learned leaf table (leaf=LeafSearch(...))")
         if net_only:
             name = "az:net"
         elif expectation:
             name = "az:expectation" if plies == 1 else f"az:expectation:plies={plies}"
         elif leaf is not None:
-            name = f"az:alphabeta:depth={leaf.depth}"
+            name = leaf.name
         else:
             name = f"az:{simulations}"
         super().__init__(
@@ -546,14 +596,14 @@ class AZAgent(GuidedAgent):
         self.needs_observations = net_only and self.view is None
         # exact expectation over the leaves the network observes (its view's kernels)
         self.expectation = ExactExpectation(view or game, plies) if expectation else None
-        self.leaf = None if net_only or search != "alphabeta" else leaf
+        self.leaf = None if net_only or search not in LEAF_SEARCHES else leaf
 
     @classmethod
     def from_spec(cls, text: str, game, seed: int | None = None) -> "AZAgent":
         settings = parse_spec(text)
         net, meta = load_checkpoint(checkpoint_file(settings["path"], game), game)
         search = settings["search"] or (meta.get("config") or {}).get("search", "gumbel")
-        tree_settings = [key for key in settings["given"] if key not in ("plies", "depth")]
+        tree_settings = [key for key in settings["given"] if key not in ("plies", "depth", "redeals")]
         if search == "expectation" and tree_settings and not settings["net"]:
             raise ValueError(
                 f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this network plays "
@@ -564,17 +614,19 @@ class AZAgent(GuidedAgent):
                 f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search=gumbel: "
                 "add :search=expectation to search so"
             )
-        if search != "alphabeta" and "depth" in settings["given"] and not settings["net"]:
-            raise ValueError(f"agent az:{text}: depth is a setting of the alphabeta search, and this agent plays search={search}")
-        if search == "alphabeta" and tree_settings and not settings["net"]:
-            raise ValueError(
-                f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this agent plays search=alphabeta"
-            )
-        if search == "alphabeta" and "plies" in settings["given"] and not settings["net"]:
-            raise ValueError(f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search=alphabeta")
+        for key, own in (("depth", "alphabeta"), ("redeals", "turn")):
+            if search != own and key in settings["given"] and not settings["net"]:
+                raise ValueError(f"agent az:{text}: {key} is a setting of the {own} search, and this agent plays search={search}")
+        if search in LEAF_SEARCHES and tree_settings and not settings["net"]:
+            raise ValueError(f"agent az:{text}: {tree_settings[0]} is a setting of the gumbel search, and this agent plays search={search}")
+        if search in LEAF_SEARCHES and "plies" in settings["given"] and not settings["net"]:
+            raise ValueError(f"agent az:{text}: plies is a setting of the expectation search, and this agent plays search={search}")
         leaf = None
-        if search == "alphabeta" and not settings["net"]:
-            leaf = LeafSearch.from_checkpoint(checkpoint_file(settings["path"], game), meta, game, settings["depth"])
+        if search in LEAF_SEARCHES and not settings["net"]:
+            leaf_kernels(game, search)
+            leaf = LeafSearch.from_checkpoint(
+                checkpoint_file(settings["path"], game), meta, game, settings["depth"], settings["redeals"], seed
+            )
         agent = cls(
             game,
             net,

@@ -373,6 +373,7 @@ def test_az_specs_and_checkpoints_are_refused_by_name(tmp_path, monkeypatch):
         "search": None,
         "plies": 1,
         "depth": None,
+        "redeals": None,
         "given": ["sims"],
     }
     for bad, words in (("run.zip:sims=0", "sims must be in"), ("run.zip:width=3", "unknown setting 'width=3'"), ("", "give a checkpoint")):

@@ -214,7 +214,7 @@ def test_an_az_agent_with_the_expectation_search_plays_the_best_expected_action(
     assert busy.any() and (actions[busy] == np.argmax(values[busy], axis=1)).all()
     assert (masks[np.arange(len(states)), actions] == 1).all()
     assert parse_spec("baseline:search=expectation")["search"] == "expectation"
-    with pytest.raises(ValueError, match="search must be one of gumbel, expectation, alphabeta, got 'deep'"):
+    with pytest.raises(ValueError, match="search must be one of gumbel, expectation, alphabeta, turn, got 'deep'"):
         parse_spec("baseline:search=deep")
     deeper = AZAgent(game, net, search="expectation", plies=2)
     two = ExactExpectation(game, plies=2).action_values(states[busy], NetEvaluator(net, seats=2))

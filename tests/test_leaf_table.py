@@ -1,5 +1,6 @@
-"""The ``az`` agent's ``search=alphabeta`` (Dr. Who Chess's alpha-beta over a learned leaf
-table) and its trainer, :mod:`agents.training.leaf_table`."""
+"""The ``az`` agent's searches over a learned leaf table, ``search=alphabeta`` (Dr. Who Chess's
+alpha-beta) and ``search=turn`` (Keys to the TARDIS's turn search), and their trainer,
+:mod:`agents.training.leaf_table`."""
 
 import csv
 import io
@@ -17,6 +18,7 @@ from agents.training import leaf_table
 from tardis_envs.core.state import RUNNING, STATUS
 
 CHESS = "timelord_chess_v1"
+KEYS = "keys_to_the_tardis_v0"
 
 
 @pytest.fixture(scope="module")
@@ -200,3 +202,102 @@ def test_train_algo_az_refuses_the_alphabeta_search_by_name():
 
     with pytest.raises(ValueError, match="python -m agents.training.leaf_table fits"):
         AZConfig.from_dict({"env_id": CHESS, "search": "alphabeta"})
+
+
+@pytest.fixture(scope="module")
+def keys_game():
+    return tardis_envs.make(KEYS).unwrapped.game
+
+
+@pytest.fixture(scope="module")
+def turn_checkpoint(keys_game, tmp_path_factory):
+    """az:baseline's Keys network with a learned value, searched in 2 redealt worlds."""
+    from tests.keys.test_turn_search import TABLE
+
+    leaf = LeafSearch(keys_game, TABLE, keys_game.heuristic.DEFAULT_WEIGHTS, redeals=2)
+    path = tmp_path_factory.mktemp("turn") / "turn.zip"
+    return leaf_table.save_leaf_checkpoint(path, checkpoint_file("baseline", keys_game), leaf, {"round": 0})
+
+
+def test_a_turn_checkpoint_plays_its_search_from_its_own_seed(keys_game, turn_checkpoint):
+    agent = make_agent(f"az:{turn_checkpoint}", keys_game, seed=3)
+    assert agent.name == "az:turn:redeals=2" and agent.leaf is not None
+    assert read_meta(turn_checkpoint)["config"]["search"] == "turn"
+    assert make_agent(f"az:{turn_checkpoint}:redeals=16", keys_game).name == "az:turn:redeals=16"
+    assert make_agent(f"az:{turn_checkpoint}:net", keys_game).leaf is None
+    states = np.stack([keys_game.new_state(key) for key in range(16)])
+    masks = np.zeros((len(states), keys_game.num_actions), dtype=np.int8)
+    for row, state in enumerate(states):
+        masks[row, keys_game.legal_actions(state)] = 1
+    chosen = agent.act_batch(states, None, masks)
+    assert np.all(masks[np.arange(len(states)), chosen] == 1)
+    # the worlds come from the agent's own generator: the same seed plays the same actions
+    assert np.array_equal(make_agent(f"az:{turn_checkpoint}", keys_game, seed=3).act_batch(states, None, masks), chosen)
+
+
+def test_turn_specs_and_checkpoints_are_refused_by_name(game, keys_game, turn_checkpoint, material_checkpoint, tmp_path):
+    with pytest.raises(ValueError, match="depth is a setting of the alphabeta search, and this agent plays search=turn"):
+        make_agent(f"az:{turn_checkpoint}:depth=2", keys_game)
+    with pytest.raises(ValueError, match="redeals is a setting of the turn search, and this agent plays search=alphabeta"):
+        make_agent(f"az:{material_checkpoint}:redeals=2", game)
+    with pytest.raises(ValueError, match="sims is a setting of the gumbel search, and this agent plays search=turn"):
+        make_agent(f"az:{turn_checkpoint}:sims=8", keys_game)
+    with pytest.raises(ValueError, match=r"redeals must be in 1\.\.256"):
+        make_agent(f"az:{turn_checkpoint}:redeals=0", keys_game)
+    with pytest.raises(ValueError, match="search turn needs a game whose heuristic searches a learned leaf value"):
+        make_agent("az:baseline:search=turn", game)
+    with pytest.raises(ValueError, match="search alphabeta needs a game whose heuristic searches a learned leaf value"):
+        make_agent(f"az:{turn_checkpoint}:search=alphabeta", keys_game)
+    meta = read_meta(turn_checkpoint)
+    for name, worlds in (("none", 0), ("many", 1000), ("text", "8")):
+        damaged = copy_without(turn_checkpoint, tmp_path / f"{name}.zip", META_NAME)
+        write_meta(damaged, {**meta, "leaf_search": {**meta["leaf_search"], "redeals": worlds}})
+        with pytest.raises(CheckpointError, match=f"{name}.zip.*asks for {worlds!r} redealt worlds"):
+            make_agent(f"az:{damaged}", keys_game)
+    short = copy_without(turn_checkpoint, tmp_path / "short.zip", LEAF_TABLE_MEMBER)
+    data = io.BytesIO()
+    np.save(data, np.zeros(780))
+    with zipfile.ZipFile(short, "a") as archive:
+        archive.writestr(LEAF_TABLE_MEMBER, data.getvalue())
+    with pytest.raises(CheckpointError, match=r"short.zip.*has shape \(780,\).*this game's are \(17,\)"):
+        make_agent(f"az:{short}", keys_game)
+
+
+def test_the_outcome_fit_recovers_the_table_the_games_were_won_by():
+    """Positions whose seat wins with the logistic of a known table: the fit finds that table
+    and predicts the held-out games' outcomes better than one constant chance does."""
+    rng = np.random.default_rng(0)
+    truth = np.array([0.3, -1.5, 1.0, 0.5])
+    features = np.column_stack([np.ones(20_000), rng.normal(0, 1, (20_000, 3))])
+    won = rng.random(20_000) < 1 / (1 + np.exp(-features @ truth))
+    samples = leaf_table.Samples(
+        features.astype(np.float32), np.where(won, 1.0, -1.0).astype(np.float32), np.zeros(20_000), np.arange(20_000) // 20
+    )
+    table, record = leaf_table.fit_outcomes(samples, ridge=1e-6)
+    assert np.allclose(table, truth, atol=0.1), table
+    assert record["positions"] == 20_000 and record["outcome_log_loss"] < record["outcome_log_loss_constant"] - 0.05
+    one_game = leaf_table.Samples(samples.features[:20], samples.outcome[:20], samples.judged[:20], np.zeros(20, dtype=np.int64))
+    with pytest.raises(ValueError, match="come from 1 game"):
+        leaf_table.fit_outcomes(one_game, ridge=1e-3)
+
+
+def test_a_tiny_keys_run_fits_the_heuristics_games_first_and_writes_a_turn_checkpoint(keys_game, tmp_path, capsys):
+    run = tmp_path / "run"
+    args = [KEYS, "--run-dir", str(run), "--games", "6", "--eval-games", "2", "--rounds", "1", "--redeals", "2"]
+    assert leaf_table.main(args) == 0
+    rows = list(csv.DictReader(open(run / "rounds.csv")))
+    assert len(rows) == 1 and int(rows[0]["positions"]) > 100 and rows[0]["teacher_r2"] == ""
+    assert (
+        float(rows[0]["outcome_log_loss"]) > 0 and int(rows[0]["eval_wins"]) + int(rows[0]["eval_losses"]) + int(rows[0]["eval_draws"]) == 2
+    )
+    best = run / "checkpoints" / "best.zip"
+    agent = make_agent(f"az:{best}", keys_game)
+    assert agent.name == "az:turn:redeals=2" and read_meta(best)["leaf_search"]["redeals"] == 2
+    assert "held-out log loss of the outcomes" in (run / "summary.md").read_text()
+    for env_id, extra, words in (
+        (KEYS, ["--depth", "2"], "--depth is a setting of the alphabeta search"),
+        (CHESS, ["--redeals", "2"], "--redeals is a setting of the turn search"),
+    ):
+        assert leaf_table.main([env_id, "--run-dir", str(tmp_path / "other"), *extra]) == 2
+        assert words in capsys.readouterr().err
+    assert not (tmp_path / "other").exists()

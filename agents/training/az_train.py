@@ -55,6 +55,7 @@ from .. import make_agent
 from ..alphazero import (
     ACTIVATIONS,
     HEADS,
+    LEAF_SEARCHES,
     OPTIMIZER_MEMBER,
     PRECISIONS,
     SEARCHES,
@@ -86,8 +87,8 @@ from .train import (
     write_report,
 )
 
-# the searches self-play trains with (alphabeta's leaf table is fitted by agents.training.leaf_table)
-TRAINED_SEARCHES = tuple(search for search in SEARCHES if search != "alphabeta")
+# the searches self-play trains with (the leaf tables of alphabeta and turn are fitted by agents.training.leaf_table)
+TRAINED_SEARCHES = tuple(search for search in SEARCHES if search not in LEAF_SEARCHES)
 SELF = "self"  # the ``opponents`` key of the games the network plays against itself
 
 
@@ -263,9 +264,9 @@ class AZConfig:
             )
         if self.value_lambda and self.root_value_share:
             raise ValueError(f"{where}: 'value_lambda' and 'root_value_share' are two value targets: give one")
-        if self.search == "alphabeta":
+        if self.search in LEAF_SEARCHES:
             raise ValueError(
-                f"{where}: 'search' alphabeta searches a learned leaf table, which python -m agents.training.leaf_table fits "
+                f"{where}: 'search' {self.search} searches a learned leaf table, which python -m agents.training.leaf_table fits "
                 "(from a network this trains with search gumbel)"
             )
         if self.search not in TRAINED_SEARCHES:

@@ -1,6 +1,8 @@
-"""A learned leaf value for the ``alphabeta`` search of an ``az`` agent (Dr. Who Chess).
+"""A learned leaf value for the search of an ``az`` agent over the game's heuristic kernels:
+Dr. Who Chess's ``alphabeta`` search, fitted to the heuristic's judgement, and Keys to the
+TARDIS's ``turn`` search, fitted to the games' outcomes.
 
-The search is the game's full-width alpha-beta (its heuristic's kernels: ``depth`` plies of
+**Dr. Who Chess.** The search is the game's full-width alpha-beta (its heuristic's kernels: ``depth`` plies of
 every action, then its capture search, and the mating drive that finishes won games), and each
 leaf is scored by a table of points, one entry for each piece kind on each square, the mover's
 own or the opponent's (``LEAF_FEATURES`` of the game's heuristic). The table starts as material
@@ -22,10 +24,24 @@ these games gives (docs/results/az/README.md); ``rounds.csv`` reports how well e
 predicts the held-out games' outcomes beside how well it predicts the teacher.
 
 The result is an ``az`` checkpoint: the network of ``--from``, unchanged (it plays ``:net`` and
-the gumbel search), with ``az_leaf_table.npy`` and ``search: alphabeta`` added, so that
-``az:<it>`` plays the alpha-beta search over the learned table::
+the gumbel search), with ``az_leaf_table.npy`` and its ``search`` added, so that
+``az:<it>`` plays its search over the learned table::
 
     python -m agents.training.leaf_table timelord_chess_v1 --from az:baseline --rounds 2 --games 128 --run-dir runs/leaf_chess
+
+**Keys to the TARDIS.** The search tries every line of the mover's whole turn (each card, each
+move, the Key Tile bonus) in ``redeals`` worlds redealt from what it may know, and
+values the end of each line by the table: a logistic regression of the winner on what the
+position shows its mover (the route lengths the heuristic plans, its own hand, the Pandorica
+turns, whether an extra turn comes: the game heuristic's ``LEAF_FEATURE_NAMES``). The table is the mover's chance of
+winning, so the search plays the action of the highest mean chance. Round 1's games are the
+heuristic's against itself (the hand-written player's positions, many and fast); every later
+round's are the turn search's over the table of the round before, against the heuristic or
+itself. Every position where a seat's turn has just ended (before an extra turn too) is a sample, labelled by whether
+that seat went on to win (a game that ran out of turns: one half), and each fit is a logistic
+regression on all of them, with ``ridge`` times the table's squared size added::
+
+    python -m agents.training.leaf_table keys_to_the_tardis_v0 --from az:baseline --rounds 2 --games 2000 --run-dir runs/leaf_keys
 
 The run folder holds ``rounds.csv`` (each round's positions, fit and evaluation),
 ``summary.md``, ``checkpoints/best.zip`` and ``checkpoints/last.zip``. A Ctrl-C during a
@@ -64,9 +80,10 @@ def round_seed(seed: int, round_number: int) -> int:
 
 @dataclass
 class Samples:
-    """Quiet positions of finished games: their features (piece counts, int8), the outcome for
-    their mover (+1, 0, -1), the teacher's evaluation for their mover (points) and the game each
-    came from."""
+    """Positions of finished games: their features (chess: the quiet positions' piece counts,
+    int8; Keys: what the learned value reads, float32), the outcome for their seat (+1, 0, -1),
+    the teacher's evaluation for it (chess's points; Keys: none, zeros) and the game each came
+    from."""
 
     features: np.ndarray
     outcome: np.ndarray
@@ -74,8 +91,8 @@ class Samples:
     game: np.ndarray
 
     @classmethod
-    def empty(cls, size: int) -> "Samples":
-        return cls(np.zeros((0, size), dtype=np.int8), np.zeros(0, dtype=np.float32), np.zeros(0), np.zeros(0, dtype=np.int64))
+    def empty(cls, size: int, dtype=np.int8) -> "Samples":
+        return cls(np.zeros((0, size), dtype=dtype), np.zeros(0, dtype=np.float32), np.zeros(0), np.zeros(0, dtype=np.int64))
 
     def __add__(self, other: "Samples") -> "Samples":
         return _concat([self, other])
@@ -86,22 +103,24 @@ class Samples:
 
 def play_games(
     game,
-    table: np.ndarray,
-    weights: np.ndarray,
+    leaf,
     games: int,
     seed: int,
     self_share: float = 0.5,
     random_plies: int = 8,
     batch: int = 64,
 ) -> Samples:
-    """Play ``games`` games of the alpha-beta search over ``table`` (search ``weights``) against
+    """Play ``games`` games of ``leaf``'s search (a :class:`agents.alphazero.LeafSearch`) against
     the game's heuristic (``1 - self_share`` of them; the learner's seat alternating) or itself,
-    each opened by 0 to ``random_plies`` random plies; returns their quiet positions after the
-    opening, with the outcomes and the heuristic's evaluation of each."""
+    each opened by 0 to ``random_plies`` random plies; with ``leaf`` None, the heuristic plays
+    every seat. Returns the positions the game's fit learns from, after the opening: chess's
+    quiet positions with the heuristic's evaluation of each, Keys' positions where a seat's turn
+    has just ended (an extra turn's too), for that seat."""
     kernels = game.heuristic
     opponent = kernels.DEFAULT_WEIGHTS
+    turns = kernels.LEARNED_SEARCH == "turn"
     rng = np.random.default_rng(seed)
-    parts = [Samples.empty(kernels.LEAF_FEATURES)]
+    parts = [Samples.empty(kernels.LEAF_FEATURES, np.float32 if turns else np.int8)]
     mask = np.zeros(game.num_actions, dtype=np.int8)
     for start in range(0, games, batch):
         rows = min(batch, games - start)
@@ -112,6 +131,7 @@ def play_games(
         opening = rng.integers(0, random_plies + 1, size=rows)
         plies = np.zeros(rows, dtype=np.int64)
         seen: list[list[np.ndarray]] = [[] for _ in range(rows)]
+        movers: list[list[int]] = [[] for _ in range(rows)]
         while True:
             running = np.flatnonzero(states[:, STATUS] == RUNNING)
             if len(running) == 0:
@@ -119,37 +139,51 @@ def play_games(
             actions = np.zeros(rows, dtype=np.int64)
             searched, opposed = [], []
             for i in running:
-                seen[i].append(states[i].copy())
+                if not turns:
+                    seen[i].append(states[i].copy())
                 if plies[i] < opening[i]:
                     game.kernels.legal_mask(states[i], game.tables, mask)
                     actions[i] = rng.choice(np.flatnonzero(mask))
-                elif selfplay[i] or states[i, CURRENT_PLAYER] == learner[i]:
+                elif leaf is not None and (selfplay[i] or states[i, CURRENT_PLAYER] == learner[i]):
                     searched.append(i)
                 else:
                     opposed.append(i)
-            for chosen, weights_of, learned in ((searched, weights, True), (opposed, opponent, False)):
-                if not chosen:
-                    continue
-                out = np.empty(len(chosen), dtype=np.int64)
-                block = np.ascontiguousarray(states[chosen])
-                if learned:
-                    kernels.choose_learned_batch(block, game.tables, weights_of, table, out)
-                else:
-                    kernels.choose_batch(block, game.tables, weights_of, out)
-                actions[chosen] = out
+            if searched:
+                actions[searched] = leaf.choose(states[searched])
+            if opposed:
+                out = np.empty(len(opposed), dtype=np.int64)
+                kernels.choose_batch(np.ascontiguousarray(states[opposed]), game.tables, opponent, out)
+                actions[opposed] = out
             for i in running:
+                mover = states[i, CURRENT_PLAYER]
+                turn = kernels.turn_number(states[i]) if turns else 0
                 game.kernels.step(states[i], game.tables, int(actions[i]))
                 plies[i] += 1
+                # Keys: the positions the turn search values, a seat's turn just ended
+                if turns and plies[i] > opening[i] and states[i, STATUS] == RUNNING and kernels.turn_number(states[i]) != turn:
+                    seen[i].append(states[i].copy())
+                    movers[i].append(int(mover))
         for row in range(rows):
+            if not seen[row]:
+                continue
             positions = np.stack(seen[row])
             features = np.zeros((len(positions), kernels.LEAF_FEATURES), dtype=np.float64)
-            quiet = np.zeros(len(positions), dtype=np.bool_)
-            judged = np.zeros(len(positions))
-            kernels.leaf_samples(positions, game.tables, weights, kernels.DEFAULT_WEIGHTS, features, quiet, judged)
-            outcome = states[row, REWARDS + positions[:, CURRENT_PLAYER]].astype(np.float32)
-            keep = quiet & (np.arange(len(positions)) >= opening[row])
+            if turns:
+                seats = np.array(movers[row], dtype=np.int64)
+                kernels.leaf_features_batch(positions, game.tables, seats, opponent, features)
+                keep = np.ones(len(positions), dtype=np.bool_)
+                judged = np.zeros(len(positions))
+                dtype: type = np.float32
+            else:
+                seats = positions[:, CURRENT_PLAYER]
+                quiet = np.zeros(len(positions), dtype=np.bool_)
+                judged = np.zeros(len(positions))
+                kernels.leaf_samples(positions, game.tables, leaf.weights, kernels.DEFAULT_WEIGHTS, features, quiet, judged)
+                keep = quiet & (np.arange(len(positions)) >= opening[row])
+                dtype = np.int8
+            outcome = states[row, REWARDS + seats].astype(np.float32)
             count = int(keep.sum())
-            parts.append(Samples(features[keep].astype(np.int8), outcome[keep], judged[keep], np.full(count, ids[row], dtype=np.int64)))
+            parts.append(Samples(features[keep].astype(dtype), outcome[keep], judged[keep], np.full(count, ids[row], dtype=np.int64)))
     return _concat(parts)
 
 
@@ -201,15 +235,49 @@ def fit_teacher(samples: Samples, start: np.ndarray, ridge: float, held_share: f
     }
 
 
+def fit_outcomes(samples: Samples, ridge: float, held_share: float = 0.1, seed: int = 0) -> tuple[np.ndarray, dict]:
+    """Keys' fit: the table whose logistic best predicts whether each sample's seat won (a game
+    that ran out of turns counts one half), by Newton's method on the mean log loss plus
+    ``ridge`` times the table's squared size; the record gives the held-out games' log loss of
+    the fitted table and of one constant chance (the fitted games' share of wins)."""
+    if len(samples) == 0:
+        raise ValueError("no positions to fit the leaf table on")
+    held = held_out_games(samples, held_share, seed)
+    if held.all():
+        raise ValueError(f"the positions come from {len(np.unique(samples.game))} game(s): too few to hold some out of the fit")
+    x = samples.features.astype(np.float64)
+    won = (samples.outcome.astype(np.float64) + 1.0) / 2.0
+    train_x, train_won = x[~held], won[~held]
+    table = np.zeros(x.shape[1])
+    for _ in range(50):
+        chance = 1.0 / (1.0 + np.exp(-(train_x @ table)))
+        gradient = train_x.T @ (chance - train_won) / len(train_x) + ridge * table
+        curvature = (train_x * (chance * (1.0 - chance))[:, None]).T @ train_x / len(train_x) + ridge * np.eye(len(table))
+        change = np.linalg.solve(curvature, gradient)
+        table -= change
+        if np.abs(change).max() < 1e-9:
+            break
+
+    def log_loss(chance: np.ndarray) -> float:
+        chance = np.clip(chance, 1e-9, 1.0 - 1e-9)
+        return float(-np.mean(won[held] * np.log(chance) + (1.0 - won[held]) * np.log(1.0 - chance)))
+
+    return table, {
+        "positions": int(len(samples)),
+        "outcome_log_loss_constant": round(log_loss(np.full(int(held.sum()), train_won.mean())), 4),
+        "outcome_log_loss": round(log_loss(1.0 / (1.0 + np.exp(-(x[held] @ table)))), 4),
+    }
+
+
 def save_leaf_checkpoint(path: Path, source: Path, leaf, record: dict[str, Any]) -> Path:
-    """``source``'s az checkpoint with ``leaf``'s table and ``search: alphabeta`` added (written
-    beside ``path`` and renamed over it)."""
+    """``source``'s az checkpoint with ``leaf``'s table and its search (``alphabeta``, ``turn``)
+    added (written beside ``path`` and renamed over it)."""
     from ..alphazero import LEAF_TABLE_MEMBER
     from ..checkpoint import META_NAME, read_meta, write_meta
 
     meta = read_meta(source)
     config = dict(meta.get("config") or {})
-    config["search"] = "alphabeta"
+    config["search"] = leaf.search
     meta = {**meta, "config": config, "leaf_search": {**leaf.record(), **record}}
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
@@ -225,7 +293,7 @@ def save_leaf_checkpoint(path: Path, source: Path, leaf, record: dict[str, Any])
 
 
 def evaluate(checkpoint: Path, game, games: int, opponent: str = "heuristic") -> dict[str, Any]:
-    """``az:<checkpoint>`` (its alpha-beta search) against ``opponent`` over ``games``
+    """``az:<checkpoint>`` (its search over the learned table) against ``opponent`` over ``games``
     seat-swapped games on the evaluation seeds: wins, draws, losses and the share of the points
     (draws half)."""
     from .. import make_agent
@@ -248,6 +316,8 @@ FIELDS = [
     "teacher_beyond_material",
     "outcome_correlation_start",
     "outcome_correlation",
+    "outcome_log_loss_constant",
+    "outcome_log_loss",
     "mean_change_points",
     "eval_wins",
     "eval_draws",
@@ -266,11 +336,18 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     # everything is checked before anything in the run folder is replaced
     game = _game(args.env_id)
     kernels = leaf_kernels(game)
+    turns = kernels.LEARNED_SEARCH == "turn"
+    if turns and args.depth is not None:
+        raise ValueError(f"--depth is a setting of the alphabeta search; {args.env_id}'s is the turn search (--redeals)")
+    if not turns and args.redeals is not None:
+        raise ValueError(f"--redeals is a setting of the turn search; {args.env_id}'s is the alphabeta search (--depth)")
     if not (args.source.startswith("az:") or args.source.endswith(".zip")):
         raise ValueError(f"--from {args.source}: an az checkpoint file (.zip) or az:baseline")
     path = args.source[3:] if args.source.startswith("az:") else args.source
     if ":" in path.replace("\\", "/").split("/")[-1]:
-        raise ValueError(f"--from {args.source}: a checkpoint, without agent settings (the table is fitted for the alpha-beta search)")
+        raise ValueError(
+            f"--from {args.source}: a checkpoint, without agent settings (the table is fitted for the game's {kernels.LEARNED_SEARCH} search)"
+        )
     source = checkpoint_file(path, game)
     base = make_agent(f"az:{path}:net", game, seed=0)  # loads and checks the checkpoint
     if not isinstance(base, AZAgent):
@@ -287,11 +364,20 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         for name in ("rounds.csv", "summary.md", "checkpoints/last.zip", "checkpoints/best.zip"):
             (run_dir / name).unlink(missing_ok=True)
     started = time.perf_counter()
-    weights = kernels.PRESETS["material3"].copy()
-    weights[kernels.W_DEPTH] = args.depth
-    start = kernels.material_table(weights)
-    table = start.copy()
-    samples = Samples.empty(kernels.LEAF_FEATURES)
+    if turns:  # round 1: the heuristic's own games, fitted from no table
+        weights = kernels.DEFAULT_WEIGHTS.copy()
+        leaf = None
+        random_plies = 0 if args.random_plies is None else args.random_plies
+        ridge = 1e-3 if args.ridge is None else args.ridge
+        samples = Samples.empty(kernels.LEAF_FEATURES, np.float32)
+    else:
+        weights = kernels.PRESETS["material3"].copy()
+        weights[kernels.W_DEPTH] = 3 if args.depth is None else args.depth
+        start = kernels.material_table(weights)
+        leaf = LeafSearch(game, start, weights)
+        random_plies = 8 if args.random_plies is None else args.random_plies
+        ridge = 0.1 if args.ridge is None else args.ridge
+        samples = Samples.empty(kernels.LEAF_FEATURES)
     run_dir.mkdir(parents=True, exist_ok=True)
     best, history = None, []
     with open(run_dir / "rounds.csv", "w", newline="") as handle:
@@ -299,18 +385,21 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         writer.writeheader()
         for round_number in range(1, args.rounds + 1):
             try:
-                played = play_games(
-                    game, table, weights, args.games, seed=round_seed(args.seed, round_number), random_plies=args.random_plies
-                )
+                played = play_games(game, leaf, args.games, seed=round_seed(args.seed, round_number), random_plies=random_plies)
             except KeyboardInterrupt:
                 print(
                     f"interrupted: round {round_number}'s games are dropped; the tables of the rounds before it are kept", file=sys.stderr
                 )
                 break
             samples = samples + played
-            table, fit = fit_teacher(samples, start, args.ridge, seed=args.seed)
-            fit["mean_change_points"] = round(float(np.mean(np.abs(table - start))), 2)
-            leaf = LeafSearch(game, table, weights)
+            if turns:
+                table, fit = fit_outcomes(samples, ridge, seed=args.seed)
+                leaf = LeafSearch(game, table, weights, redeals=args.redeals, seed=args.seed + round_number)
+            else:
+                table, fit = fit_teacher(samples, start, ridge, seed=args.seed)
+                fit["positions"] = fit["teacher_positions"]
+                fit["mean_change_points"] = round(float(np.mean(np.abs(table - start))), 2)
+                leaf = LeafSearch(game, table, weights)
             last = save_leaf_checkpoint(run_dir / "checkpoints" / "last.zip", source, leaf, {"round": round_number, **fit})
             try:
                 result = evaluate(last, game, args.eval_games)
@@ -318,7 +407,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
                 print(f"interrupted during round {round_number}'s evaluation: checkpoints/last.zip holds its table", file=sys.stderr)
                 break
             row = {"round": round_number, "seconds": round(time.perf_counter() - started), "games": args.games * round_number}
-            row.update(positions=fit["teacher_positions"], **fit)
+            row.update(fit)
             row.update({f"eval_{key}": value for key, value in result.items() if key != "games"})
             writer.writerow({key: row.get(key) for key in FIELDS})
             handle.flush()
@@ -329,19 +418,27 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
                 shutil.copyfile(last, run_dir / "checkpoints" / "best.zip")
             if args.minutes and time.perf_counter() - started > args.minutes * 60:
                 break
+    if turns:
+        search = f"the turn search in {leaf.redeals if leaf else args.redeals or '8'} redealt worlds"
+        fitted = "held-out log loss of the outcomes (one constant chance / fitted)"
+    else:
+        search = f"alpha-beta depth {int(weights[kernels.W_DEPTH])} with the capture search"
+        fitted = "held-out R^2 of the teacher's points (material / fitted; beyond material)"
     lines = [
         f"# Learned leaf table: {args.env_id}",
         "",
-        f"From `{args.source}`; alpha-beta depth {args.depth} with the capture search; {args.games} games a round, ridge {args.ridge}.",
+        f"From `{args.source}`; {search}; {args.games} games a round, ridge {ridge}.",
         "",
-        "| round | minutes | positions | held-out R^2 of the teacher's points (material / fitted; beyond material) "
-        "| vs heuristic (W-D-L) | points |",
+        f"| round | minutes | positions | {fitted} | vs heuristic (W-D-L) | points |",
         "|---|---|---|---|---|---|",
     ]
     for row in history:
+        if turns:
+            fit_text = f"{row['outcome_log_loss_constant']} / {row['outcome_log_loss']}"
+        else:
+            fit_text = f"{row['teacher_r2_start']} / {row['teacher_r2']}; {row['teacher_beyond_material']}"
         lines.append(
-            f"| {row['round']} | {row['seconds'] / 60:.1f} | {row['positions']:,} | "
-            f"{row['teacher_r2_start']} / {row['teacher_r2']}; {row['teacher_beyond_material']} | "
+            f"| {row['round']} | {row['seconds'] / 60:.1f} | {row['positions']:,} | {fit_text} | "
             f"{row['eval_wins']}-{row['eval_draws']}-{row['eval_losses']} | {100 * row['eval_points']:.1f}% |"
         )
     (run_dir / "summary.md").write_text("\n".join(lines) + "\n")
@@ -356,7 +453,9 @@ def _game(env_id: str):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("env_id", help="the game (its heuristic must search a learned leaf value: timelord_chess_v1)")
+    parser.add_argument(
+        "env_id", help="the game (its heuristic must search a learned leaf value: timelord_chess_v1, keys_to_the_tardis_v0)"
+    )
     parser.add_argument(
         "--from",
         dest="source",
@@ -365,26 +464,32 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--run-dir", required=True, help="the run folder")
     parser.add_argument("--overwrite", action="store_true", help="replace the leaf-table run already in --run-dir")
-    parser.add_argument("--depth", type=int, default=3, help="the search's plies before its capture search (default 3)")
+    parser.add_argument("--depth", type=int, help="alphabeta: the search's plies before its capture search (default 3)")
+    parser.add_argument("--redeals", type=int, help="turn: the search's redealt worlds a decision (default 8)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds at most (default 2)")
     parser.add_argument("--minutes", type=float, default=0.0, help="no new round after this many minutes (default 0: none)")
     parser.add_argument("--games", type=int, default=128, help="games a round (default 128)")
     parser.add_argument("--eval-games", type=int, default=100, help="seat-swapped games against the heuristic a round (default 100)")
-    parser.add_argument("--random-plies", type=int, default=8, help="each game opens with 0 to this many random plies (default 8)")
-    parser.add_argument("--ridge", type=float, default=0.1, help="pull of the table toward material, in pawns (default 0.1)")
+    parser.add_argument("--random-plies", type=int, help="each game opens with 0 to this many random plies (default: alphabeta 8, turn 0)")
+    parser.add_argument(
+        "--ridge",
+        type=float,
+        help="alphabeta: pull of the table toward material, in pawns (default 0.1); turn: times the table's squared size (default 0.001)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    from ..alphazero import MAX_DEPTH
+    from ..alphazero import MAX_DEPTH, MAX_REDEALS
 
     for name, low, high in (
         ("depth", 1, MAX_DEPTH),
+        ("redeals", 1, MAX_REDEALS),
         ("rounds", 1, 10_000),
         ("games", 2, ROUND_SEEDS - 1),  # a game held out of each fit and one fitted on, at least
         ("eval_games", 2, 100_000),
         ("random_plies", 0, 1_000),
         ("seed", 0, ROUND_SEEDS - 1),
     ):
-        if not low <= getattr(args, name) <= high:
+        if getattr(args, name) is not None and not low <= getattr(args, name) <= high:
             parser.error(f"--{name.replace('_', '-')} {getattr(args, name)}: from {low} to {high}")
     if round_seed(args.seed, args.rounds) + args.games > EVAL_SEED:
         parser.error(
@@ -392,7 +497,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.eval_games % 2:
         parser.error(f"--eval-games {args.eval_games}: an even number (seats are swapped)")
-    if not (np.isfinite(args.ridge) and args.ridge > 0) or not (np.isfinite(args.minutes) and args.minutes >= 0):
+    if (args.ridge is not None and not (np.isfinite(args.ridge) and args.ridge > 0)) or not (
+        np.isfinite(args.minutes) and args.minutes >= 0
+    ):
         parser.error("--ridge: a number > 0; --minutes: a number >= 0")
     try:
         train(args)

@@ -140,6 +140,7 @@ def mobility(state, moves):
 # ``kind`` pawn .. king; the square mirrored top to bottom for Black, so that a table serves both
 # colours; square 64 is the passenger inside the TARDIS.
 LEAF_FEATURES = 2 * 6 * 65
+LEARNED_SEARCH = "alphabeta"  # the az agents' search over LEAF_FEATURES (agents.alphazero.LeafSearch)
 
 
 @njit

@@ -16,6 +16,22 @@ pawn's route. Every legal card play (or bonus toggle) is tried on a copy of
 the state with the game's own ``step`` and the best score is played; moves
 go to the step that shortens the route most, preferring unused Extra Turn and
 Key tiles.
+
+The same route lengths feed a learned value, searched by the ``az`` agents'
+``search=turn`` (:func:`choose_learned`): every line of the mover's whole turn
+(each card, each move, the Key Tile bonus) is played in ``redeals`` worlds redealt from what the mover may know
+(``resample_hidden``), and each line's end is valued by a table of
+``LEAF_FEATURES`` weights: the logistic of the table over the seat's route
+length, the nearest opponent's, its hand, the Pandorica turns and whether an
+extra turn comes (:func:`leaf_features`; the extra turn itself is not searched),
+read as its chance of winning (a won game 1, a lost
+one 0, one out of turns one half). The action of the highest mean chance is
+played. Within a world the rest of the turn is chosen knowing that world's
+hidden door kinds, but a door's kind is revealed when it opens, before the mover
+steps onto it, so the card decides blind and the move sees what the card
+revealed, as in the game; only the Key Tile bonus's door is chosen before its
+kind shows, and an extra turn's card (drawn when the turn ends) is known in a
+world sooner than in the game. The table is fitted by :mod:`agents.training.leaf_table`.
 """
 
 from __future__ import annotations
@@ -23,9 +39,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.jit import njit, njit_alloc, njit_parallel, njit_parallel_alloc, prange, stack_empty
-from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
+from ...core.rng import rng_new_key
+from ...core.state import CURRENT_PLAYER, HEADER_SIZE, RNG_COUNTER, RNG_KEY, RUNNING, STATUS, TERMINATED, copy_state
 from .board import abs_to_rel, corner_of, neighbour, on_tile, seat_side, tile_colour, tile_kind, tunnel_at
 from .content import CENTRE, GRID, NUM_CARD_TYPES, NUM_TILES, T_NUM_PLAYERS
+from .hidden import resample_hidden
 from .layout import (
     A_LEAVE,
     A_MOVE,
@@ -50,6 +68,7 @@ from .layout import (
     PHASE,
     PHASE_MOVE,
     TIME_BARRIERS,
+    TURN,
     WINNER,
 )
 from .rules import legal_mask, step
@@ -228,3 +247,157 @@ def choose(state, tables, weights):
 def choose_batch(states, tables, weights, out):
     for i in prange(states.shape[0]):
         out[i] = choose(states[i], tables, weights)
+
+
+# --- the turn search over a learned value (az agents' search=turn) ---------------------------
+# What the learned value reads of a position, from the seat whose turn just ended: the route
+# lengths the heuristic plans (in tens of steps, capped at 30 steps), its hand and the Pandorica
+# turns. The value is a logistic regression of the games' outcomes on them
+# (agents.training.leaf_table), a table of LEAF_FEATURES weights.
+LEAF_FEATURE_NAMES = (
+    "bias",
+    "own route",
+    "nearest opponent's route",
+    "nearest opponent's lead, where it leads",
+    "own route, squared",
+    "nearest opponent's route, squared",
+    "keys in hand",
+    "sonic screwdrivers in hand",
+    "time barriers in hand",
+    "time tunnels in hand",
+    "jam cookies in hand",
+    "pandoricas in hand",
+    "cyberman assaults in hand",
+    "own pandorica turns",
+    "opponents' pandorica turns",
+    "own pawn off the board",
+    "an extra turn to come",
+)
+LEAF_FEATURES = len(LEAF_FEATURE_NAMES)
+LEARNED_SEARCH = "turn"  # the az agents' search over LEAF_FEATURES (agents.alphazero.LeafSearch)
+
+
+@njit_alloc
+def leaf_features(state, tables, seat, weights, out):
+    """Writes into ``out`` what the learned value reads of ``state`` for ``seat`` (the names in
+    ``LEAF_FEATURE_NAMES``), from what ``seat`` may know: its own hand and the public board."""
+    mine, nearest = routes(state, tables, seat, revealed_kinds(state), weights)
+    out[0] = 1.0
+    out[1] = mine / 10.0
+    out[2] = nearest / 10.0
+    out[3] = min(nearest - mine, 0.0) / 10.0
+    out[4] = mine * mine / 100.0
+    out[5] = nearest * nearest / 100.0
+    hand = HAND + NUM_CARD_TYPES * seat
+    out[6] = state[hand + CARD_KEY] + state[hand + CARD_KEY + 1] + state[hand + CARD_KEY + 2] + state[hand + CARD_KEY + 3]
+    for c in range(CARD_SONIC, NUM_CARD_TYPES):  # the other card types, in CARD_NAMES order
+        out[7 + c - CARD_SONIC] = state[hand + c]
+    out[13] = state[PANDORICA + seat]
+    trapped = 0.0
+    for s in range(tables[T_NUM_PLAYERS]):
+        if s != seat:
+            trapped += state[PANDORICA + s]
+    out[14] = trapped
+    out[15] = 1.0 if state[PAWN + seat] < 0 else 0.0
+    out[16] = 1.0 if state[STATUS] == RUNNING and state[CURRENT_PLAYER] == seat else 0.0
+
+
+@njit_parallel_alloc
+def leaf_features_batch(states, tables, seats, weights, out):
+    """:func:`leaf_features` of each state for its seat in ``seats`` (rows of ``out``)."""
+    for i in prange(states.shape[0]):
+        leaf_features(states[i], tables, seats[i], weights, out[i])
+
+
+@njit_alloc
+def learned_value(state, tables, seat, weights, table):
+    """``seat``'s chance of winning ``state`` as the learned ``table`` judges it: 1 or 0 where the
+    game is won or lost, one half where it ran out of turns, else the logistic of the table
+    over :func:`leaf_features`."""
+    if state[STATUS] == TERMINATED:
+        return 1.0 if state[WINNER] == seat else 0.0
+    if state[STATUS] != RUNNING:
+        return 0.5
+    features = np.empty(LEAF_FEATURES, dtype=np.float64)
+    leaf_features(state, tables, seat, weights, features)
+    logit = 0.0
+    for k in range(LEAF_FEATURES):
+        logit += table[k] * features[k]
+    return 1.0 / (1.0 + np.exp(-logit))
+
+
+@njit
+def turn_number(state):
+    """The game's turn counter: it moves on when a turn ends, an extra turn's too."""
+    return state[TURN]
+
+
+@njit_alloc
+def rest_of_turn(state, tables, seat, weights, table, turn):
+    """The best learned value ``seat`` can reach by the end of its turn ``turn`` from ``state``
+    (a redealt world), every action of the turn tried: the card, the move and the Key Tile
+    bonus. An extra turn the line earns is not searched: the value reads that it comes."""
+    if state[STATUS] != RUNNING or state[TURN] != turn:
+        return learned_value(state, tables, seat, weights, table)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal_mask(state, tables, mask)
+    scratch = state.copy()
+    best = -1.0
+    for action in range(NUM_ACTIONS):
+        if mask[action] == 0:
+            continue
+        copy_state(scratch, state)
+        step(scratch, tables, action)
+        value = rest_of_turn(scratch, tables, seat, weights, table, turn)
+        if value > best:
+            best = value
+    return best
+
+
+@njit_alloc
+def turn_values(state, tables, weights, table, redeals, seed, out):
+    """Writes into ``out`` each legal action's mean learned value for the player to move (-1
+    where illegal): in each of ``redeals`` worlds redealt from what the mover may know
+    (``resample_hidden``, the generator keyed by ``seed``), the action followed by the best rest
+    of the mover's turn (:func:`rest_of_turn`)."""
+    seat = state[CURRENT_PLAYER]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    legal_mask(state, tables, mask)
+    for action in range(NUM_ACTIONS):
+        out[action] = 0.0 if mask[action] == 1 else -1.0
+    generator = np.zeros(HEADER_SIZE, dtype=np.int64)
+    generator[RNG_KEY] = seed
+    world = state.copy()
+    scratch = state.copy()
+    for _ in range(redeals):
+        copy_state(world, state)
+        world[RNG_KEY] = rng_new_key(generator, RNG_KEY)
+        world[RNG_COUNTER] = 0
+        resample_hidden(world, tables, seat)
+        for action in range(NUM_ACTIONS):
+            if mask[action] == 0:
+                continue
+            copy_state(scratch, world)
+            step(scratch, tables, action)
+            out[action] += rest_of_turn(scratch, tables, seat, weights, table, state[TURN]) / redeals
+
+
+@njit_alloc
+def choose_learned(state, tables, weights, table, redeals, seed):
+    """The turn search's action for the player to move: the legal action of the highest
+    :func:`turn_values` (the first such action on ties)."""
+    values = np.empty(NUM_ACTIONS, dtype=np.float64)
+    turn_values(state, tables, weights, table, redeals, seed, values)
+    best_action = -1
+    best_value = -np.inf
+    for action in range(NUM_ACTIONS):
+        if values[action] >= 0.0 and values[action] > best_value:
+            best_value = values[action]
+            best_action = action
+    return best_action
+
+
+@njit_parallel
+def choose_learned_batch(states, tables, weights, table, redeals, seeds, out):
+    for i in prange(states.shape[0]):
+        out[i] = choose_learned(states[i], tables, weights, table, redeals, seeds[i])
