@@ -236,18 +236,16 @@ def test_a_turn_checkpoint_plays_its_search_from_its_own_seed(keys_game, turn_ch
 
 
 def test_turn_specs_and_checkpoints_are_refused_by_name(game, keys_game, turn_checkpoint, material_checkpoint, tmp_path):
-    with pytest.raises(ValueError, match="depth is a setting of the alphabeta search, and this agent plays search=turn"):
-        make_agent(f"az:{turn_checkpoint}:depth=2", keys_game)
-    with pytest.raises(ValueError, match="redeals is a setting of the turn search, and this agent plays search=alphabeta"):
-        make_agent(f"az:{material_checkpoint}:redeals=2", game)
-    with pytest.raises(ValueError, match="sims is a setting of the gumbel search, and this agent plays search=turn"):
-        make_agent(f"az:{turn_checkpoint}:sims=8", keys_game)
-    with pytest.raises(ValueError, match=r"redeals must be in 1\.\.256"):
-        make_agent(f"az:{turn_checkpoint}:redeals=0", keys_game)
-    with pytest.raises(ValueError, match="search turn needs a game whose heuristic searches a learned leaf value"):
-        make_agent("az:baseline:search=turn", game)
-    with pytest.raises(ValueError, match="search alphabeta needs a game whose heuristic searches a learned leaf value"):
-        make_agent(f"az:{turn_checkpoint}:search=alphabeta", keys_game)
+    for spec, on, words in (
+        (f"{turn_checkpoint}:depth=2", keys_game, "depth is a setting of the alphabeta search, and this agent plays search=turn"),
+        (f"{material_checkpoint}:redeals=2", game, "redeals is a setting of the turn search, and this agent plays search=alphabeta"),
+        (f"{turn_checkpoint}:sims=8", keys_game, "sims is a setting of the gumbel search, and this agent plays search=turn"),
+        (f"{turn_checkpoint}:redeals=0", keys_game, r"redeals must be in 1\.\.256"),
+        ("baseline:search=turn", game, "search turn needs a game whose heuristic searches a learned leaf value"),
+        (f"{turn_checkpoint}:search=alphabeta", keys_game, "search alphabeta needs a game whose heuristic searches a learned leaf value"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            make_agent(f"az:{spec}", on)
     meta = read_meta(turn_checkpoint)
     for name, worlds in (("none", 0), ("many", 1000), ("text", "8")):
         damaged = copy_without(turn_checkpoint, tmp_path / f"{name}.zip", META_NAME)

@@ -191,22 +191,23 @@ def _concat(parts: list[Samples]) -> Samples:
     return Samples(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("features", "outcome", "judged", "game")))
 
 
-def held_out_games(samples: Samples, share: float, seed: int) -> np.ndarray:
-    """Which samples belong to the ``share`` of the games held out of a fit."""
+def held_out_games(samples: Samples, share: float, seed: int, what: str = "positions") -> np.ndarray:
+    """Which samples belong to the ``share`` of the games held out of a fit; a ValueError where
+    there are no ``what`` to fit, or too few games to hold some out."""
+    if len(samples) == 0:
+        raise ValueError(f"no {what} to fit the leaf table on")
     games = np.unique(samples.game)
-    held = np.random.default_rng(seed).choice(games, size=max(1, int(len(games) * share)), replace=False)
-    return np.isin(samples.game, held)
+    held = np.isin(samples.game, np.random.default_rng(seed).choice(games, size=max(1, int(len(games) * share)), replace=False))
+    if held.all():
+        raise ValueError(f"the {what} come from {len(games)} game(s): too few to hold some out of the fit")
+    return held
 
 
 def fit_teacher(samples: Samples, start: np.ndarray, ridge: float, held_share: float = 0.1, seed: int = 0) -> tuple[np.ndarray, dict]:
     """The warm start: the table whose score best predicts the teacher's evaluation of
     ``samples`` (least squares in pawns, ``ridge`` times the mean squared change from ``start``
     in pawns added); the record gives the held-out R^2 of the fitted table and of ``start``."""
-    if len(samples) == 0:
-        raise ValueError("no quiet positions to fit the leaf table on")
-    held = held_out_games(samples, held_share, seed)
-    if held.all():
-        raise ValueError(f"the quiet positions come from {len(np.unique(samples.game))} game(s): too few to hold some out of the fit")
+    held = held_out_games(samples, held_share, seed, "quiet positions")
     x = samples.features.astype(np.float64)
     residual = (samples.judged - x @ start) / 100.0  # what the start leaves to explain, in pawns
     train = x[~held]
@@ -240,11 +241,7 @@ def fit_outcomes(samples: Samples, ridge: float, held_share: float = 0.1, seed: 
     that ran out of turns counts one half), by Newton's method on the mean log loss plus
     ``ridge`` times the table's squared size; the record gives the held-out games' log loss of
     the fitted table and of one constant chance (the fitted games' share of wins)."""
-    if len(samples) == 0:
-        raise ValueError("no positions to fit the leaf table on")
     held = held_out_games(samples, held_share, seed)
-    if held.all():
-        raise ValueError(f"the positions come from {len(np.unique(samples.game))} game(s): too few to hold some out of the fit")
     x = samples.features.astype(np.float64)
     won = (samples.outcome.astype(np.float64) + 1.0) / 2.0
     train_x, train_won = x[~held], won[~held]
