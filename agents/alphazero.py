@@ -437,7 +437,9 @@ class LeafSearch:
             self.depth = int(self.weights[self.kernels.W_DEPTH])
             self.name = f"az:alphabeta:depth={self.depth}"
         else:
-            self.redeals = int(redeals or DEFAULT_REDEALS)
+            self.redeals = DEFAULT_REDEALS if redeals is None else int(redeals)
+            if not 1 <= self.redeals <= MAX_REDEALS:
+                raise ValueError(f"the turn search's redealt worlds must be in 1..{MAX_REDEALS}, got {redeals!r}")
             self.name = f"az:turn:redeals={self.redeals}"
         self.rng = np.random.default_rng(seed)
 

@@ -233,6 +233,8 @@ def test_a_turn_checkpoint_plays_its_search_from_its_own_seed(keys_game, turn_ch
     assert np.all(masks[np.arange(len(states)), chosen] == 1)
     # the worlds come from the agent's own generator: the same seed plays the same actions
     assert np.array_equal(make_agent(f"az:{turn_checkpoint}", keys_game, seed=3).act_batch(states, None, masks), chosen)
+    with pytest.raises(ValueError, match=r"redealt worlds must be in 1\.\.256, got 0"):
+        LeafSearch(keys_game, agent.leaf.table, agent.leaf.weights, redeals=0)
 
 
 def test_turn_specs_and_checkpoints_are_refused_by_name(game, keys_game, turn_checkpoint, material_checkpoint, tmp_path):

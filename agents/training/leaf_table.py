@@ -170,7 +170,8 @@ def play_games(
             features = np.zeros((len(positions), kernels.LEAF_FEATURES), dtype=np.float64)
             if turns:
                 seats = np.array(movers[row], dtype=np.int64)
-                kernels.leaf_features_batch(positions, game.tables, seats, opponent, features)
+                searched_by = opponent if leaf is None else leaf.weights  # the weights the search values with
+                kernels.leaf_features_batch(positions, game.tables, seats, searched_by, features)
                 keep = np.ones(len(positions), dtype=np.bool_)
                 judged = np.zeros(len(positions))
                 dtype: type = np.float32

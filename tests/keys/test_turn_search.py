@@ -121,6 +121,10 @@ def test_the_turn_search_plays_the_card_and_the_step_that_win():
     )
     heuristic.turn_values(unknown, game.tables, WEIGHTS, TABLE, 64, 7, values)
     assert 0.5 < values[opening] < 1.0
+    # the worlds follow the seed: another seed draws other worlds
+    other = np.zeros(game.num_actions)
+    heuristic.turn_values(unknown, game.tables, WEIGHTS, TABLE, 64, 8, other)
+    assert not np.array_equal(values, other)
 
 
 def test_the_turn_search_redeals_and_never_reads_the_hidden_cards():
