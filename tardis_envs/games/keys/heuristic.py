@@ -277,11 +277,13 @@ LEAF_FEATURES = len(LEAF_FEATURE_NAMES)
 LEARNED_SEARCH = "turn"  # the az agents' search over LEAF_FEATURES (agents.alphazero.LeafSearch)
 
 
-@njit_alloc
+@njit
 def leaf_features(state, tables, seat, weights, out):
     """Writes into ``out`` what the learned value reads of ``state`` for ``seat`` (the names in
     ``LEAF_FEATURE_NAMES``), from what ``seat`` may know: its own hand and the public board."""
-    mine, nearest = routes(state, tables, seat, revealed_kinds(state), weights)
+    known = stack_empty(NUM_TILES, np.int64)  # scratch in the frame: called at every leaf
+    write_revealed_kinds(state, known)
+    mine, nearest = routes(state, tables, seat, known, weights)
     out[0] = 1.0
     out[1] = mine / 10.0
     out[2] = nearest / 10.0
@@ -302,14 +304,14 @@ def leaf_features(state, tables, seat, weights, out):
     out[16] = 1.0 if state[STATUS] == RUNNING and state[CURRENT_PLAYER] == seat else 0.0
 
 
-@njit_parallel_alloc
+@njit_parallel
 def leaf_features_batch(states, tables, seats, weights, out):
     """:func:`leaf_features` of each state for its seat in ``seats`` (rows of ``out``)."""
     for i in prange(states.shape[0]):
         leaf_features(states[i], tables, seats[i], weights, out[i])
 
 
-@njit_alloc
+@njit
 def learned_value(state, tables, seat, weights, table):
     """``seat``'s chance of winning ``state`` as the learned ``table`` judges it: 1 or 0 where the
     game is won or lost, one half where it ran out of turns, else the logistic of the table
@@ -318,7 +320,7 @@ def learned_value(state, tables, seat, weights, table):
         return 1.0 if state[WINNER] == seat else 0.0
     if state[STATUS] != RUNNING:
         return 0.5
-    features = np.empty(LEAF_FEATURES, dtype=np.float64)
+    features = stack_empty(LEAF_FEATURES, np.float64)
     leaf_features(state, tables, seat, weights, features)
     logit = 0.0
     for k in range(LEAF_FEATURES):
@@ -339,7 +341,7 @@ def rest_of_turn(state, tables, seat, weights, table, turn):
     bonus. An extra turn the line earns is not searched: the value reads that it comes."""
     if state[STATUS] != RUNNING or state[TURN] != turn:
         return learned_value(state, tables, seat, weights, table)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask = stack_empty(NUM_ACTIONS, np.int8)  # legal_mask clears it
     legal_mask(state, tables, mask)
     scratch = state.copy()
     best = -1.0
