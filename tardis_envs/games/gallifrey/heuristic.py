@@ -15,30 +15,69 @@
 
 It reads only what a player may know: Aspects, modifiers, injuries, Edges,
 its own Acquired cards; never the deck order or the opponent's hidden choice.
+
+Its exact best response (:func:`best_response_values`, :func:`choose_best_response`): the
+heuristic decides from public information alone, so whoever knows its rules of thumb knows
+its choice in every position, up to the GM's insistence on its draw, which it sees and the
+other side does not. Against it the fight is a decision problem for one side, solved here by
+dynamic programming over everything that changes in a fight: both sides' injuries, Edges
+left, whether each Acquired card is used, and the exchanges played (the fight is truncated at
+``max_exchanges``). Each exchange, every choice of the responding side is valued against the
+heuristic's choice under both insistences, each weighed by ``forced_draw_p``, and every draw of
+the cards, each Time Card drawn from the full deck of 36 (the one approximation: the deck is
+dealt without replacement and reshuffled when empty; which cards are left is public, and the
+values do not count them). The exchanges are played by the rules' own ``step``. The value
+maximised is the chance of winning (a draw and a truncated fight count as not won). It is a
+measure, not an agent to ship: it knows its opponent's rules of thumb, so no agent wins more
+against this heuristic than it does, up to counting the cards
+(``benchmarks/best_response.py`` plays it). It reads only what the responding seat may know.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_parallel, prange
-from ...core.state import CURRENT_PLAYER
-from .content import C_ACQUIRED, C_NUM_ACQUIRED, DYNAMISM, FORESIGHT, MEMORY, STASIS, T_MODE, T_THREAT
+from ...core.jit import njit, njit_alloc, njit_parallel, prange
+from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
+from .content import (
+    C_ACQUIRED,
+    C_EDGES,
+    C_NUM_ACQUIRED,
+    DECK_SIZE,
+    DYNAMISM,
+    FORESIGHT,
+    MEMORY,
+    STASIS,
+    T_CARD_ESCALATION,
+    T_FORCED_PPM,
+    T_MAX_EXCHANGES,
+    T_MODE,
+    T_THREAT,
+)
 from .layout import (
     CARD_DRAW,
     CARD_NONE,
+    DECK,
+    DECK_POS,
+    EXCHANGE,
     F_ACQUIRED_USED,
     F_CHARACTER,
+    F_DEFEAT,
     F_EDGES_LEFT,
     F_FORCED,
     F_INJURIES,
+    FLUX,
     MODE_CONTEST,
     MODE_DRAMATIC,
+    PENDING,
+    SCENE,
+    WINNER,
+    action_card,
     character_base,
     make_action,
     side,
 )
-from .rules import base_aspect, card_levels, contest_attacker, effective_aspect
+from .rules import base_aspect, card_levels, contest_attacker, effective_aspect, step
 
 W_BEHIND = 0  # draw when the opponent's expected margin exceeds ours by more than this
 W_ACQUIRED_MIN = 1  # play the Acquired card only if it is worth at least this many levels
@@ -116,3 +155,302 @@ def choose(state, tables, weights):
 def choose_batch(states, tables, weights, out):
     for i in prange(states.shape[0]):
         out[i] = choose(states[i], tables, weights)
+
+
+# --- the exact best response to the heuristic ---------------------------------------
+MAX_RESPONSES = 20  # choices the best response weighs at most: 2 conditions x 5 cards (none, a draw, 3 Acquired) x 2 Edges
+
+
+@njit
+def response_choices(state, tables, seat, out):
+    """The choices the best response weighs for ``seat``, written to ``out``; returns how many.
+
+    Every choice that can matter: both conditions of the Threat Level, no card (unless the GM
+    insists), a draw, each unused Acquired card the better way up, an Edge declared or kept
+    (with one left). The stronger Aspects are taken (effective levels; contest mode: the
+    role's only, the other 0): a card's levels add to whichever is used, so a weaker Aspect
+    never scores more. The Acquired card's other way up adds fewer levels with the same
+    escalation, so it never does either.
+    """
+    attack = 0 if effective_aspect(state, tables, seat, DYNAMISM) >= effective_aspect(state, tables, seat, MEMORY) else 1
+    defence = 0 if effective_aspect(state, tables, seat, STASIS) >= effective_aspect(state, tables, seat, FORESIGHT) else 1
+    if tables[T_MODE] == MODE_CONTEST:
+        if contest_attacker(state) == seat:
+            defence = 0
+        else:
+            attack = 0
+    c = character_base(tables, state[side(seat, F_CHARACTER)])
+    forced = state[side(seat, F_FORCED)] == 1
+    acquired = 0 if state[side(seat, F_ACQUIRED_USED)] == 1 else tables[c + C_NUM_ACQUIRED]
+    edges = 1 if state[side(seat, F_EDGES_LEFT)] > 0 else 0
+    n = 0
+    for condition in range(tables[T_THREAT], tables[T_THREAT] + 2):
+        for edge in range(edges + 1):
+            if not forced:
+                out[n] = make_action(attack, defence, condition, CARD_NONE, edge)
+                n += 1
+            out[n] = make_action(attack, defence, condition, CARD_DRAW, edge)
+            n += 1
+            for i in range(acquired):
+                card = tables[c + C_ACQUIRED + i]
+                turned = 1 if card_levels(state, tables, seat, card, True) > card_levels(state, tables, seat, card, False) else 0
+                out[n] = make_action(attack, defence, condition, 2 + 2 * i + turned, edge)
+                n += 1
+    return n
+
+
+@njit
+def card_kinds(state, tables, seat, cards, odds):
+    """The Time Deck's cards grouped by what they do when ``seat`` draws them (levels and
+    escalation): one card of each kind into ``cards``, its share of the 36 into ``odds``;
+    returns the number of kinds."""
+    n = 0
+    for card in range(DECK_SIZE):
+        levels = card_levels(state, tables, seat, card, False)
+        escalation = tables[T_CARD_ESCALATION + card]
+        kind = n
+        for k in range(n):
+            if card_levels(state, tables, seat, cards[k], False) == levels and tables[T_CARD_ESCALATION + cards[k]] == escalation:
+                kind = k
+                break
+        if kind == n:
+            cards[n] = card
+            odds[n] = 0.0
+            n += 1
+        odds[kind] += 1.0 / DECK_SIZE
+    return n
+
+
+def fight_setting(state: np.ndarray) -> np.ndarray:
+    """What makes one fight's :func:`best_response_values` differ from another's: the two
+    characters, the scene and its Flux card (public from the start)."""
+    return np.array([state[side(0, F_CHARACTER)], state[side(1, F_CHARACTER)], state[SCENE], state[FLUX]], dtype=np.int64)
+
+
+@njit
+def _fight_extent(state, tables):
+    """(injury rows of each side, Edges of each side + 1): the shape of the fight's positions.
+
+    A side still fighting has fewer injuries than its Stasis; with Stasis 10 its injuries
+    heal at once, so it has none."""
+    rows0 = base_aspect(state, tables, 0, STASIS)
+    rows1 = base_aspect(state, tables, 1, STASIS)
+    rows0 = 1 if rows0 >= 10 else max(rows0, 1)
+    rows1 = 1 if rows1 >= 10 else max(rows1, 1)
+    edges0 = tables[character_base(tables, state[side(0, F_CHARACTER)]) + C_EDGES] + 1
+    edges1 = tables[character_base(tables, state[side(1, F_CHARACTER)]) + C_EDGES] + 1
+    return rows0, rows1, edges0, edges1
+
+
+@njit
+def fight_position(state, tables):
+    """The index of the fight's position in :func:`best_response_values`' columns: both
+    sides' injuries, Edges left and whether each Acquired card is used."""
+    _, rows1, edges0, edges1 = _fight_extent(state, tables)
+    i = state[side(0, F_INJURIES)] * rows1 + state[side(1, F_INJURIES)]
+    i = (i * edges0 + state[side(0, F_EDGES_LEFT)]) * edges1 + state[side(1, F_EDGES_LEFT)]
+    return (i * 2 + state[side(0, F_ACQUIRED_USED)]) * 2 + state[side(1, F_ACQUIRED_USED)]
+
+
+@njit
+def _exchange(base, scratch, tables, first, second, card0, card1):
+    """Play one exchange of ``base`` into ``scratch`` by the rules' ``step``: seat 0 chooses
+    ``first``, seat 1 ``second``; a side that draws gets ``card0`` / ``card1``."""
+    copy_state(scratch, base)
+    scratch[DECK_POS] = 0
+    drawn = 0
+    if action_card(first) == CARD_DRAW:
+        scratch[DECK] = card0
+        drawn = 1
+    if action_card(second) == CARD_DRAW:
+        scratch[DECK + drawn] = card1
+    scratch[CURRENT_PLAYER] = 0
+    step(scratch, tables, first)
+    step(scratch, tables, second)
+
+
+@njit_alloc
+def _outcomes(position, tables, weights, seat, choice, kinds, scratch, reached, leads_to, chance, used):
+    """The outcomes of ``seat`` choosing ``choice`` in ``position`` against the heuristic:
+    returns (the chance it wins in this exchange, the entries used, ``leads_to``, ``chance``),
+    with the positions the fight goes on from and their chances appended to ``leads_to`` /
+    ``chance`` from ``used`` (grown when full). The heuristic's insistence is weighed by
+    ``forced_draw_p``, each side's draw by the card kinds in ``kinds`` (:func:`card_kinds`'
+    cards and odds of seat 0, then seat 1). ``reached`` (one entry per position, all 0) adds
+    up the chances of a position reached more than once and is left all 0."""
+    other = 1 - seat
+    p_forced = tables[T_FORCED_PPM] / 1e6
+    cards0, odds0, cards1, odds1 = kinds
+    won = 0.0
+    first_entry = used
+    for forced in range(2):
+        p = p_forced if forced == 1 else 1.0 - p_forced
+        if p <= 0.0:
+            continue
+        copy_state(scratch, position)
+        scratch[CURRENT_PLAYER] = other
+        scratch[side(other, F_FORCED)] = forced
+        reply = choose(scratch, tables, weights)
+        first = choice if seat == 0 else reply
+        second = reply if seat == 0 else choice
+        draws0 = action_card(first) == CARD_DRAW
+        draws1 = action_card(second) == CARD_DRAW
+        for x in range(cards0.shape[0] if draws0 else 1):
+            px = p * (odds0[x] if draws0 else 1.0)
+            for y in range(cards1.shape[0] if draws1 else 1):
+                pxy = px * (odds1[y] if draws1 else 1.0)
+                _exchange(position, scratch, tables, first, second, cards0[x], cards1[y])
+                if scratch[STATUS] == TERMINATED:
+                    if scratch[WINNER] == seat:
+                        won += pxy
+                elif scratch[STATUS] == RUNNING:  # truncated: not won
+                    k = fight_position(scratch, tables)
+                    if reached[k] == 0.0:
+                        if used == leads_to.shape[0]:
+                            leads_to = np.concatenate((leads_to, np.empty_like(leads_to)))
+                            chance = np.concatenate((chance, np.empty_like(chance)))
+                        leads_to[used] = k
+                        used += 1
+                    reached[k] += pxy
+    for e in range(first_entry, used):
+        chance[e] = reached[leads_to[e]]
+        reached[leads_to[e]] = 0.0
+    return won, used, leads_to, chance
+
+
+@njit_alloc
+def _kinds_of(state, tables):
+    cards0 = np.empty(DECK_SIZE, np.int64)
+    cards1 = np.empty(DECK_SIZE, np.int64)
+    odds0 = np.empty(DECK_SIZE)
+    odds1 = np.empty(DECK_SIZE)
+    n0 = card_kinds(state, tables, 0, cards0, odds0)
+    n1 = card_kinds(state, tables, 1, cards1, odds1)
+    return cards0[:n0].copy(), odds0[:n0].copy(), cards1[:n1].copy(), odds1[:n1].copy()
+
+
+@njit_alloc
+def _choices(position, tables, weights, seat, follow, scratch, out):
+    """The choices valued for ``seat``: :func:`response_choices`, or with ``follow`` the
+    heuristic's own."""
+    if not follow:
+        return response_choices(position, tables, seat, out)
+    copy_state(scratch, position)
+    scratch[CURRENT_PLAYER] = seat
+    out[0] = choose(scratch, tables, weights)
+    return 1
+
+
+@njit_alloc
+def best_response_values(state, tables, weights, seat, follow):
+    """``values[x, position]``: the chance that ``seat`` wins the fight of ``state`` against
+    the heuristic (``weights``) from each position (:func:`fight_position`) with ``x``
+    exchanges played, before the GM's insistences of that exchange are drawn, when ``seat``
+    plays its best response (``follow``: when it plays the heuristic itself, the heuristic's
+    own value under the same model). Row ``max_exchanges`` is 0: the fight is truncated.
+
+    Reads from ``state`` only the public setting of the fight: the two characters, the scene
+    and its Flux card. A position's choices and their outcomes do not depend on ``x``
+    (contest mode: on its parity, who attacks), so they are worked out once, then valued
+    from the last exchange back.
+    """
+    rows0, rows1, edges0, edges1 = _fight_extent(state, tables)
+    positions = rows0 * rows1 * edges0 * edges1 * 4
+    parities = 2 if tables[T_MODE] == MODE_CONTEST else 1
+    kinds = _kinds_of(state, tables)
+    position = state.copy()
+    position[PENDING] = -1
+    position[side(0, F_DEFEAT)] = 0
+    position[side(1, F_DEFEAT)] = 0
+    scratch = state.copy()
+    choices = np.empty(MAX_RESPONSES, np.int64)
+    reached = np.zeros(positions)
+    # per (parity, position, own insistence): its choices' win chances in the exchange
+    # (``won``) and the positions they lead to with their chances, entries ``start[c]`` to
+    # ``start[c + 1]`` of ``leads_to`` / ``chance`` for choice ``c``
+    counts = np.zeros((parities, positions, 2), np.int64)
+    first_choice = np.zeros((parities, positions, 2), np.int64)
+    won = np.zeros(parities * positions * 2 * MAX_RESPONSES)
+    start = np.zeros(parities * positions * 2 * MAX_RESPONSES + 1, np.int64)
+    leads_to = np.empty(4096, np.int64)
+    chance = np.empty(4096)
+    used = 0
+    c = 0
+    for parity in range(parities):
+        position[EXCHANGE] = parity
+        for here in range(positions):
+            rest, used1 = divmod(here, 2)
+            rest, used0 = divmod(rest, 2)
+            rest, left1 = divmod(rest, edges1)
+            rest, left0 = divmod(rest, edges0)
+            injuries0, injuries1 = divmod(rest, rows1)
+            position[side(0, F_INJURIES)] = injuries0
+            position[side(1, F_INJURIES)] = injuries1
+            position[side(0, F_EDGES_LEFT)] = left0
+            position[side(1, F_EDGES_LEFT)] = left1
+            position[side(0, F_ACQUIRED_USED)] = used0
+            position[side(1, F_ACQUIRED_USED)] = used1
+            for forced in range(2):
+                position[side(seat, F_FORCED)] = forced
+                n = _choices(position, tables, weights, seat, follow, scratch, choices)
+                counts[parity, here, forced] = n
+                first_choice[parity, here, forced] = c
+                for j in range(n):
+                    start[c] = used
+                    won[c], used, leads_to, chance = _outcomes(
+                        position, tables, weights, seat, choices[j], kinds, scratch, reached, leads_to, chance, used
+                    )
+                    c += 1
+    start[c] = used
+    p_forced = tables[T_FORCED_PPM] / 1e6
+    horizon = tables[T_MAX_EXCHANGES]
+    values = np.zeros((horizon + 1, positions))
+    for x in range(horizon - 1, -1, -1):
+        parity = x % parities
+        for here in range(positions):
+            v = 0.0
+            for forced in range(2):
+                p = p_forced if forced == 1 else 1.0 - p_forced
+                if p <= 0.0:
+                    continue
+                best = 0.0
+                c = first_choice[parity, here, forced]
+                for j in range(c, c + counts[parity, here, forced]):
+                    w = won[j]
+                    for e in range(start[j], start[j + 1]):
+                        w += chance[e] * values[x + 1, leads_to[e]]
+                    best = max(best, w)
+                v += p * best
+            values[x, here] = v
+    return values
+
+
+@njit_alloc
+def choose_best_response(state, tables, weights, values):
+    """The best response's choice for the seat to move in ``state``: the choice of the
+    highest chance of winning against the heuristic (``weights``) with the fight's
+    ``values`` (:func:`best_response_values` of this seat) after the exchange. Reads only
+    what the seat may know: its own insistence, never the other's, the deck order or a
+    committed choice."""
+    seat = state[CURRENT_PLAYER]
+    position = state.copy()
+    position[PENDING] = -1
+    position[side(1 - seat, F_FORCED)] = 0
+    scratch = state.copy()
+    kinds = _kinds_of(state, tables)
+    choices = np.empty(MAX_RESPONSES, np.int64)
+    n = response_choices(position, tables, seat, choices)
+    reached = np.zeros(values.shape[1])
+    leads_to = np.empty(256, np.int64)
+    chance = np.empty(256)
+    after = values[min(state[EXCHANGE] + 1, values.shape[0] - 1)]
+    best = -1.0
+    action = choices[0]
+    for j in range(n):
+        won, used, leads_to, chance = _outcomes(position, tables, weights, seat, choices[j], kinds, scratch, reached, leads_to, chance, 0)
+        for e in range(used):
+            won += chance[e] * after[leads_to[e]]
+        if won > best + 1e-12:
+            best = won
+            action = choices[j]
+    return action

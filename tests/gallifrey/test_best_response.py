@@ -1,0 +1,187 @@
+"""The exact best response to the duel heuristic (``heuristic.best_response_values``): the last
+exchange against brute force over every legal choice and every draw, the heuristic's own value
+below it, its predictions against played fights, and what it reads."""
+
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.tournament import play_match
+from tardis_envs import gallifrey_duel_v1
+from tardis_envs.core.state import CURRENT_PLAYER, RNG_KEY, RUNNING, STATUS, TERMINATED
+from tardis_envs.games.gallifrey import heuristic, hidden, rules
+from tardis_envs.games.gallifrey.content import DECK_SIZE
+from tardis_envs.games.gallifrey.layout import (
+    CARD_DRAW,
+    DECK,
+    DECK_POS,
+    EXCHANGE,
+    F_ACQUIRED_USED,
+    F_EDGES_LEFT,
+    F_FORCED,
+    F_INJURIES,
+    NUM_ACTIONS,
+    PENDING,
+    WINNER,
+    action_card,
+    side,
+)
+
+WEIGHTS = heuristic.DEFAULT_WEIGHTS
+BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "best_response.py"
+
+
+def position(game, seed=3, injuries=(0, 0), edges=None, used=(0, 0), exchange=0):
+    state = game.new_state(seed)
+    for s in range(2):
+        state[side(s, F_INJURIES)] = injuries[s]
+        state[side(s, F_ACQUIRED_USED)] = used[s]
+        if edges is not None:
+            state[side(s, F_EDGES_LEFT)] = edges[s]
+    state[EXCHANGE] = exchange
+    return state
+
+
+def last_exchange_by_brute_force(game, state, seat):
+    """The chance that ``seat`` wins the exchange of ``state`` when it is the fight's last:
+    for each insistence of its own, the best of every legal choice against the heuristic under
+    each insistence of the other's, over every pair of cards drawn (each from the full deck)."""
+    tables = game.tables
+    other = 1 - seat
+    p_forced = game.options["forced_draw_p"]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    total = 0.0
+    for forced in (0, 1):
+        mine = state.copy()
+        mine[side(seat, F_FORCED)] = forced
+        mine[CURRENT_PLAYER] = seat
+        mine[PENDING] = -1
+        rules.legal_mask(mine, tables, mask)
+        replies = []
+        for other_forced in (0, 1):
+            theirs = mine.copy()
+            theirs[CURRENT_PLAYER] = other
+            theirs[side(other, F_FORCED)] = other_forced
+            replies.append((p_forced if other_forced else 1 - p_forced, heuristic.choose(theirs, tables, WEIGHTS)))
+        best = 0.0
+        for action in np.flatnonzero(mask):
+            won = 0.0
+            for p, reply in replies:
+                first, second = (action, reply) if seat == 0 else (reply, action)
+                draws = [DECK_SIZE if action_card(a) == CARD_DRAW else 1 for a in (first, second)]
+                for card0 in range(draws[0]):
+                    for card1 in range(draws[1]):
+                        t = mine.copy()
+                        t[DECK_POS] = 0
+                        t[DECK : DECK + 2] = (card0, card1) if draws[0] > 1 else (card1, card0)
+                        t[CURRENT_PLAYER] = 0
+                        rules.step(t, tables, first)
+                        rules.step(t, tables, second)
+                        if t[STATUS] == TERMINATED and t[WINNER] == seat:
+                            won += p / (draws[0] * draws[1])
+            best = max(best, won)
+        total += (p_forced if forced else 1 - p_forced) * best
+    return total
+
+
+@pytest.mark.parametrize(
+    "options, kwargs",
+    [
+        # both with an Edge and Acquired cards, part-way through the fight
+        (dict(pair="The Doctor, The Master", threat="dangerous"), dict(injuries=(3, 4), edges=(1, 1), used=(0, 1))),
+        # contest: the second exchange, seat 1 attacks
+        (dict(pair="Sontaran, UNIT Soldier", threat="deadly", mode="contest"), dict(exchange=1)),
+        # dramatic: equal totals are a draw; Stasis 10
+        (dict(pair="Weeping Angel, Companion", threat="trivial", mode="dramatic", forced_draw_p=0.5), {}),
+    ],
+)
+def test_the_last_exchange_is_the_best_of_every_choice_and_every_draw(options, kwargs):
+    max_exchanges = kwargs.get("exchange", 0) + 1
+    game = gallifrey_duel_v1.Game(scene="Skaro corridor", max_exchanges=max_exchanges, **options)
+    state = position(game, **kwargs)
+    for seat in (0, 1):
+        values = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)
+        assert values.shape[0] == max_exchanges + 1 and not values[-1].any()
+        expected = last_exchange_by_brute_force(game, state, seat)
+        assert values[max_exchanges - 1, heuristic.fight_position(state, game.tables)] == pytest.approx(expected, abs=1e-12)
+        assert 0.0 < expected < 1.0
+
+
+@pytest.mark.parametrize("pair", ["The Doctor, The Doctor", "Sontaran, Ice Warrior"])
+def test_the_heuristic_itself_is_never_worth_more(pair):
+    game = gallifrey_duel_v1.Game(pair=pair, scene="London, 21st century")
+    state = game.new_state(0)
+    for seat in (0, 1):
+        best = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)
+        own = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, True)
+        assert (best >= own - 1e-12).all()
+        start = heuristic.fight_position(state, game.tables)
+        # fighting to subdue defeats a Stasis above 3 sooner than the heuristic's wounding
+        assert best[0, start] > own[0, start] + 0.1
+
+
+@pytest.mark.parametrize("follow", [False, True])
+def test_predicted_win_chance_is_what_play_gives(follow):
+    """From the first position of one pairing, the programme's win chance for each seat is what
+    600 seat-swapped fights of its choices (or the heuristic's, ``follow``) give, within 3.5
+    standard errors: the fights deal the deck without replacement, the model draws from it whole."""
+    options = dict(pair="The Doctor, Dalek", scene="UNIT HQ")
+    game = gallifrey_duel_v1.Game(**options)
+    start = game.new_state(0)
+    module = runpy.run_path(str(BENCHMARK))
+    responder = module["BestResponse"](game, WEIGHTS) if not follow else make_agent("heuristic", game)
+    result = play_match("gallifrey_duel_v1", [responder, make_agent("heuristic", game)], ["a", "b"], 600, seed=11, options=options)
+    for seat in (0, 1):
+        values = heuristic.best_response_values(start, game.tables, WEIGHTS, seat, follow)
+        chance = values[0, heuristic.fight_position(start, game.tables)]
+        wins, _, losses = result.counts[0, seat]
+        played = result.counts[0, seat].sum()
+        assert abs(wins / played - chance) < 3.5 * np.sqrt(chance * (1 - chance) / played), (seat, wins, played, chance)
+
+
+def test_reads_only_what_its_seat_may_know():
+    """The fight's values depend on its public setting alone, and each choice stays the same
+    when everything the seat cannot see is redealt (the deck order, the other side's
+    insistence, a committed choice)."""
+    game = gallifrey_duel_v1.Game()
+    module = runpy.run_path(str(BENCHMARK))
+    agent = module["BestResponse"](game, WEIGHTS)
+    opponent = make_agent("heuristic", game)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(12):
+        state = game.new_state(seed)
+        while state[STATUS] == RUNNING:
+            seat = int(state[CURRENT_PLAYER])
+            if seat == seed % 2:
+                action = agent.act_batch(state[None], None, None)[0]
+                for _ in range(3):
+                    twin = state.copy()
+                    twin[RNG_KEY] = int(rng.integers(1 << 40))  # another generator key: other redeals
+                    hidden.resample_hidden(twin, game.tables, seat)
+                    twin_values = heuristic.best_response_values(twin, game.tables, WEIGHTS, seat, False)
+                    assert np.array_equal(twin_values, agent.fight_values(state, seat))
+                    assert heuristic.choose_best_response(twin, game.tables, WEIGHTS, twin_values) == action
+                checked += 1
+            else:
+                action = opponent.act_batch(state[None], None, None)[0]
+            rules.step(state, game.tables, action)
+    assert checked > 30
+
+
+def test_the_benchmark_plays_and_refuses(capsys, tmp_path):
+    module = runpy.run_path(str(BENCHMARK))
+    config = tmp_path / "pair.yaml"
+    config.write_text("env_id: gallifrey_duel_v1\noptions: {pair: 'Dalek, Cyberman', scene: 'Skaro corridor'}\n")
+    assert module["main"](["gallifrey_duel_v1", "--games", "6", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "best response" in out and "the dynamic programme's win chance" in out
+    with pytest.raises(SystemExit):
+        module["main"](["tardis_run_v0", "--games", "6"])
+    assert "has no exact best response" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        module["main"](["gallifrey_duel_v1", "--games", "5"])
+    assert "even" in capsys.readouterr().err
