@@ -41,8 +41,15 @@ DEFAULT_SETTINGS = {"agents": ["heuristic", "random"], "games": 2000, "seed": 0}
 
 
 def default_output(env_id: str) -> Path:
-    """A new timestamped folder ``runs/eval/<env_id>/<YYYYmmdd-HHMMSS>`` (numbered when taken)."""
+    """A new timestamped folder ``runs/eval/<env_id>/<YYYYmmdd-HHMMSS>`` (numbered when taken;
+    not created: :func:`tardis_envs.outputs.claim_folder` claims it when the results are saved)."""
     return unused_path(Path("runs") / "eval" / env_id / time.strftime("%Y%m%d-%H%M%S"))
+
+
+def holds_results(folder: str | Path) -> bool:
+    """Whether ``folder`` holds an evaluation's results (any of :data:`EVAL_FILES`)."""
+    folder = Path(folder)
+    return folder.is_dir() and any((folder / name).exists() for name in EVAL_FILES)
 
 
 def check_output(

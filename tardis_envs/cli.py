@@ -18,7 +18,7 @@ import numpy as np
 from . import ENV_IDS, __version__, check_env_id, env_module, short_name
 from .core.options import load_config
 from .core.rng import check_seed as seed_accepted
-from .outputs import check_writable, write_with_fallback
+from .outputs import check_writable, claim_folder, write_with_fallback
 
 # argparse prints the description as it is: plain text, none of the docstring's markup
 DESCRIPTION = "The tardis-envs command line: list the games, train and evaluate agents, play in the terminal, bench and perft."
@@ -78,7 +78,7 @@ def _say(text: str) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from agents.evaluation import DEFAULT_SETTINGS, check_output, check_replays, evaluate
+    from agents.evaluation import DEFAULT_SETTINGS, check_output, check_replays, evaluate, holds_results
 
     from .bench import aec_steps_per_second, batched_steps_per_second
 
@@ -116,7 +116,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(evaluation.table)
     if evaluation.replays is not None:
         print(f"replays: {evaluation.replays.written:,} games in {args.replays} (tardis-envs replay <file> shows one)")
-    saved = evaluation.save(out, args.json, overwrite=True)  # the folder was checked before the games
+    if args.out is None:
+        out = claim_folder(out)  # its own folder, even when another evaluation started in the same second
+    elif not args.overwrite and holds_results(out):
+        taken = out
+        out = claim_folder(out)
+        print(f"--out {str(taken)!r} received another evaluation's results while this one played; saving to {str(out)!r}", file=sys.stderr)
+    saved = evaluation.save(out, args.json, overwrite=True)  # the folder was checked before the games, and is ours
     print("saved: " + ", ".join(str(p) for p in saved), flush=True)
     if evaluation.partial:
         print("interrupted: the finished games are saved, marked partial", file=sys.stderr)

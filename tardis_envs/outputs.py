@@ -80,6 +80,23 @@ def unused_path(path: str | Path) -> Path:
     return candidate
 
 
+def claim_folder(path: str | Path) -> Path:
+    """Create a new folder at ``path``, or at ``<name>-1``, ``<name>-2``, ... where that is taken,
+    and return the one created. Creating it is what claims it, so two processes never get the
+    same folder: two evaluations started in the same second once picked one timestamped folder
+    each, found it free, and the second wrote its results over the first's."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    k = 0
+    while True:
+        candidate = path if k == 0 else path.with_name(f"{path.name}-{k}")
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            k += 1
+
+
 @contextlib.contextmanager
 def ctrl_c_deferred() -> Iterator[None]:
     """Holds a Ctrl-C (SIGINT) back until the block ends, then raises it as ``KeyboardInterrupt``.

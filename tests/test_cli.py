@@ -142,3 +142,38 @@ def test_round_robin_pair_line_labels_wins_draws_and_losses():
 
     line = pair_line("heuristic", "random", {"wins": 1451, "draws": 0, "losses": 549, "games": 2000})
     assert line == "heuristic vs random: heuristic won 1451, drew 0, lost 549 (2000 games)"
+
+
+def test_two_evaluations_started_in_the_same_second_keep_both_results(tmp_path, monkeypatch, capsys):
+    """Each saves into a folder of its own: the default folder is claimed when the results are
+    saved, and an --out that received other results meanwhile gets a numbered sibling."""
+    import agents.evaluation
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(agents.evaluation.time, "strftime", lambda fmt: "20261207-120000")
+    check = agents.evaluation.check_output
+    checked = [check(None, env_id="tardis_run_v0") for _ in range(2)]  # both checked before either saved
+    assert checked[0] == checked[1] and not checked[0].exists()
+    for seed in ("1", "2"):
+        assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--seed", seed]) == 0
+    folders = sorted((tmp_path / "runs" / "eval" / "tardis_run_v0").iterdir())
+    assert [f.name for f in folders] == ["20261207-120000", "20261207-120000-1"]
+    assert all((f / "results.json").is_file() for f in folders)
+
+    # --out checked empty, then filled by another evaluation while this one played
+    out = tmp_path / "mine"
+    monkeypatch.setattr("agents.evaluation.evaluate", _evaluate_then_fill(agents.evaluation.evaluate, out))
+    assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--out", str(out)]) == 0
+    assert (out / "results.md").read_text() == "the other evaluation's\n"
+    assert (tmp_path / "mine-1" / "results.json").is_file()
+    assert "received another evaluation's results while this one played; saving to" in capsys.readouterr().err
+
+
+def _evaluate_then_fill(evaluate, folder):
+    def fill(*args, **kwargs):
+        result = evaluate(*args, **kwargs)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "results.md").write_text("the other evaluation's\n")
+        return result
+
+    return fill
