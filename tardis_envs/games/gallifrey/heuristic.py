@@ -303,7 +303,7 @@ def _outcomes(position, tables, weights, seat, choice, kinds, scratch, reached, 
                 if scratch[STATUS] == TERMINATED:
                     if scratch[WINNER] == seat:
                         won += pxy
-                elif scratch[STATUS] == RUNNING:  # truncated: not won
+                elif scratch[STATUS] == RUNNING:  # (truncated: neither won nor going on)
                     k = fight_position(scratch, tables)
                     if reached[k] == 0.0:
                         if used == leads_to.shape[0]:
@@ -320,6 +320,7 @@ def _outcomes(position, tables, weights, seat, choice, kinds, scratch, reached, 
 
 @njit_alloc
 def _kinds_of(state, tables):
+    """:func:`card_kinds` of seat 0 and seat 1, as (cards, odds, cards, odds) of their lengths."""
     cards0 = np.empty(DECK_SIZE, np.int64)
     cards1 = np.empty(DECK_SIZE, np.int64)
     odds0 = np.empty(DECK_SIZE)
