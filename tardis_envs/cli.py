@@ -116,12 +116,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(evaluation.table)
     if evaluation.replays is not None:
         print(f"replays: {evaluation.replays.written:,} games in {args.replays} (tardis-envs replay <file> shows one)")
-    if args.out is None:
-        out = claim_folder(out)  # its own folder, even when another evaluation started in the same second
-    elif not args.overwrite and holds_results(out):
-        taken = out
-        out = claim_folder(out)
-        print(f"--out {str(taken)!r} received another evaluation's results while this one played; saving to {str(out)!r}", file=sys.stderr)
+    try:
+        if args.out is None:
+            out = claim_folder(out)  # its own folder, even when another evaluation started in the same second
+        elif not args.overwrite and holds_results(out):
+            taken = out
+            out = claim_folder(out)
+            print(
+                f"--out {str(taken)!r} received another evaluation's results while this one played; saving to {str(out)!r}", file=sys.stderr
+            )
+    except OSError:
+        pass  # the folder cannot be made now: save() writes its files to the working folder instead
     saved = evaluation.save(out, args.json, overwrite=True)  # the folder was checked before the games, and is ours
     print("saved: " + ", ".join(str(p) for p in saved), flush=True)
     if evaluation.partial:

@@ -147,22 +147,31 @@ def test_round_robin_pair_line_labels_wins_draws_and_losses():
 def test_two_evaluations_started_in_the_same_second_keep_both_results(tmp_path, monkeypatch, capsys):
     """Each saves into a folder of its own: the default folder is claimed when the results are
     saved, and an --out that received other results meanwhile gets a numbered sibling."""
+    import json
+
     import agents.evaluation
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(agents.evaluation.time, "strftime", lambda fmt: "20261207-120000")
-    check = agents.evaluation.check_output
-    checked = [check(None, env_id="tardis_run_v0") for _ in range(2)]  # both checked before either saved
-    assert checked[0] == checked[1] and not checked[0].exists()
-    for seed in ("1", "2"):
-        assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--seed", seed]) == 0
+    evaluate = agents.evaluation.evaluate
+    second = ["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--seed", "2"]
+
+    def the_second_meanwhile(*args, **kwargs):
+        """The first evaluation's games; the second starts and ends while they are played (after
+        the first checked its folder, before it saves)."""
+        monkeypatch.setattr("agents.evaluation.evaluate", evaluate)
+        assert main(second) == 0
+        return evaluate(*args, **kwargs)
+
+    monkeypatch.setattr("agents.evaluation.evaluate", the_second_meanwhile)
+    assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--seed", "1"]) == 0
     folders = sorted((tmp_path / "runs" / "eval" / "tardis_run_v0").iterdir())
     assert [f.name for f in folders] == ["20261207-120000", "20261207-120000-1"]
-    assert all((f / "results.json").is_file() for f in folders)
+    assert [json.loads((f / "results.json").read_text())["seed"] for f in folders] == [2, 1]
 
     # --out checked empty, then filled by another evaluation while this one played
     out = tmp_path / "mine"
-    monkeypatch.setattr("agents.evaluation.evaluate", _evaluate_then_fill(agents.evaluation.evaluate, out))
+    monkeypatch.setattr("agents.evaluation.evaluate", _evaluate_then_fill(evaluate, out))
     assert main(["eval", "tardis_run_v0", "--agents", "random,random", "--games", "2", "--out", str(out)]) == 0
     assert (out / "results.md").read_text() == "the other evaluation's\n"
     assert (tmp_path / "mine-1" / "results.json").is_file()
