@@ -56,14 +56,19 @@ class BestResponse(Agent):
         return actions
 
 
-def predicted(game, states: np.ndarray, seats: np.ndarray, weights: np.ndarray, follow: bool) -> float:
+def predicted(game, states: np.ndarray, seats: np.ndarray, weights: np.ndarray, follow: bool, solved: dict | None = None) -> float:
     """The mean over ``states`` (first positions) of the win chance the dynamic programme gives
-    seat ``seats[g]`` there: the best response's, or with ``follow`` the heuristic's own."""
+    seat ``seats[g]`` there: the best response's, or with ``follow`` the heuristic's own.
+    ``solved`` holds values already solved, by fight setting and seat (a :class:`BestResponse`'s
+    ``values``), and receives the new ones."""
     kernels = game.heuristic
+    solved = {} if solved is None else solved
     total = 0.0
     for state, seat in zip(states, seats):
-        values = kernels.best_response_values(state, game.tables, weights, int(seat), follow)
-        total += values[0, kernels.fight_position(state, game.tables)]
+        key = (kernels.fight_setting(state).tobytes(), int(seat))
+        if key not in solved:
+            solved[key] = kernels.best_response_values(state, game.tables, weights, int(seat), follow)
+        total += solved[key][0, kernels.fight_position(state, game.tables)]
     return total / len(states)
 
 
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     vec = vector.make(args.env_id, args.games, seed=args.seed, observations=False, **options)
     vec.reset()
     seats = np.arange(args.games) % 2
-    best = predicted(game, vec.states, seats, heuristic.weights, follow=False)
+    best = predicted(game, vec.states, seats, heuristic.weights, follow=False, solved=agent.values)
     own = predicted(game, vec.states, seats, heuristic.weights, follow=True)
     print(
         f"the dynamic programme's win chance over these first positions: best response {100 * best:.1f}%, the heuristic itself {100 * own:.1f}%"

@@ -46,9 +46,49 @@ def position(game, seed=3, injuries=(0, 0), edges=None, used=(0, 0), exchange=0)
 
 
 def last_exchange_by_brute_force(game, state, seat):
-    """The chance that ``seat`` wins the exchange of ``state`` when it is the fight's last:
-    for each insistence of its own, the best of every legal choice against the heuristic under
-    each insistence of the other's, over every pair of cards drawn (each from the full deck)."""
+    """The chance that ``seat`` wins the exchange of ``state`` when it is the fight's last."""
+    return exchange_by_brute_force(game, state, seat, lambda after: 0.0)
+
+
+@pytest.mark.parametrize(
+    "options, kwargs",
+    [
+        # both with an Edge and Acquired cards, part-way through the fight
+        (dict(pair="The Doctor, The Master", threat="dangerous"), dict(injuries=(3, 4), edges=(1, 1), used=(0, 1))),
+        # contest: the second exchange, seat 1 attacks
+        (dict(pair="Sontaran, UNIT Soldier", threat="deadly", mode="contest"), dict(exchange=1)),
+        # dramatic: equal totals are a draw; Stasis 10
+        (dict(pair="Weeping Angel, Companion", threat="trivial", mode="dramatic", forced_draw_p=0.5), {}),
+    ],
+)
+def test_the_last_exchange_is_the_best_of_every_choice_and_every_draw(options, kwargs):
+    max_exchanges = kwargs.get("exchange", 0) + 1
+    game = gallifrey_duel_v1.Game(scene="Skaro corridor", max_exchanges=max_exchanges, **options)
+    state = position(game, **kwargs)
+    for seat in (0, 1):
+        values = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)
+        assert values.shape[0] == max_exchanges + 1 and not values[-1].any()
+        expected = last_exchange_by_brute_force(game, state, seat)
+        assert values[max_exchanges - 1, heuristic.fight_position(state, game.tables)] == pytest.approx(expected, abs=1e-12)
+        assert 0.0 < expected < 1.0
+
+
+def fight_by_brute_force(game, state, seat, memo):
+    """The chance that ``seat`` wins the fight from ``state`` (an exchange about to be chosen, the
+    insistences not yet drawn) when it searches every legal choice of every exchange to the
+    truncation, against the heuristic under both of its insistences, over every pair of cards
+    drawn (each from the full deck): recursion over the public position, remembered in ``memo``."""
+    key = (int(state[EXCHANGE]), *(int(state[side(s, f)]) for s in (0, 1) for f in (F_INJURIES, F_EDGES_LEFT, F_ACQUIRED_USED)))
+    if key not in memo:
+        memo[key] = exchange_by_brute_force(game, state, seat, lambda after: fight_by_brute_force(game, after, seat, memo))
+    return memo[key]
+
+
+def exchange_by_brute_force(game, state, seat, going_on):
+    """The chance that ``seat`` wins from the exchange of ``state``: for each insistence of its
+    own, the best of every legal choice against the heuristic under each insistence of the
+    other's, over every pair of cards drawn (each from the full deck); a fight that goes on is
+    worth ``going_on(position)``."""
     tables = game.tables
     other = 1 - seat
     p_forced = game.options["forced_draw_p"]
@@ -80,34 +120,39 @@ def last_exchange_by_brute_force(game, state, seat):
                         t[CURRENT_PLAYER] = 0
                         rules.step(t, tables, first)
                         rules.step(t, tables, second)
-                        if t[STATUS] == TERMINATED and t[WINNER] == seat:
-                            won += p / (draws[0] * draws[1])
+                        chance = p / (draws[0] * draws[1])
+                        if t[STATUS] == TERMINATED:
+                            won += chance * (t[WINNER] == seat)
+                        elif t[STATUS] == RUNNING:
+                            won += chance * going_on(t)
             best = max(best, won)
         total += (p_forced if forced else 1 - p_forced) * best
     return total
 
 
 @pytest.mark.parametrize(
-    "options, kwargs",
+    "options, seat",
     [
-        # both with an Edge and Acquired cards, part-way through the fight
-        (dict(pair="The Doctor, The Master", threat="dangerous"), dict(injuries=(3, 4), edges=(1, 1), used=(0, 1))),
-        # contest: the second exchange, seat 1 attacks
-        (dict(pair="Sontaran, UNIT Soldier", threat="deadly", mode="contest"), dict(exchange=1)),
-        # dramatic: equal totals are a draw; Stasis 10
-        (dict(pair="Weeping Angel, Companion", threat="trivial", mode="dramatic", forced_draw_p=0.5), {}),
+        # Stasis 10 heals at once, the Companion's injuries stay; truncated after two
+        (dict(pair="Weeping Angel, Companion", threat="dangerous", max_exchanges=2), 0),
+        # contest: the roles change each exchange, a tie goes on; truncated after three
+        (dict(pair="UNIT Soldier, Companion", threat="deadly", mode="contest", max_exchanges=3), 0),
     ],
 )
-def test_the_last_exchange_is_the_best_of_every_choice_and_every_draw(options, kwargs):
-    max_exchanges = kwargs.get("exchange", 0) + 1
-    game = gallifrey_duel_v1.Game(scene="Skaro corridor", max_exchanges=max_exchanges, **options)
-    state = position(game, **kwargs)
-    for seat in (0, 1):
-        values = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)
-        assert values.shape[0] == max_exchanges + 1 and not values[-1].any()
-        expected = last_exchange_by_brute_force(game, state, seat)
-        assert values[max_exchanges - 1, heuristic.fight_position(state, game.tables)] == pytest.approx(expected, abs=1e-12)
-        assert 0.0 < expected < 1.0
+def test_whole_fights_are_the_best_of_every_choice_and_every_draw(options, seat):
+    game = gallifrey_duel_v1.Game(scene="UNIT HQ", **options)
+    state = position(game)
+    values = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)
+    memo: dict = {}
+    expected = fight_by_brute_force(game, state, seat, memo)
+    assert values[0, heuristic.fight_position(state, game.tables)] == pytest.approx(expected, abs=1e-12)
+    assert 0.0 < expected < 1.0 and len(memo) > 2  # positions reached after the first exchange too
+    for key, chance in memo.items():
+        reached = state.copy()
+        reached[EXCHANGE] = key[0]
+        for k, (s, f) in enumerate((s, f) for s in (0, 1) for f in (F_INJURIES, F_EDGES_LEFT, F_ACQUIRED_USED)):
+            reached[side(s, f)] = key[1 + k]
+        assert values[key[0], heuristic.fight_position(reached, game.tables)] == pytest.approx(chance, abs=1e-12), key
 
 
 @pytest.mark.parametrize("pair", ["The Doctor, The Doctor", "Sontaran, Ice Warrior"])
@@ -128,7 +173,7 @@ def test_predicted_win_chance_is_what_play_gives(follow):
     """From the first position of one pairing, the programme's win chance for each seat is what
     600 seat-swapped fights of its choices (or the heuristic's, ``follow``) give, within 3.5
     standard errors: the fights deal the deck without replacement, the model draws from it whole."""
-    options = dict(pair="The Doctor, Dalek", scene="UNIT HQ")
+    options = dict(pair="Sontaran, Ice Warrior", scene="London, 21st century")
     game = gallifrey_duel_v1.Game(**options)
     start = game.new_state(0)
     module = runpy.run_path(str(BENCHMARK))
@@ -158,7 +203,7 @@ def test_reads_only_what_its_seat_may_know():
             seat = int(state[CURRENT_PLAYER])
             if seat == seed % 2:
                 action = agent.act_batch(state[None], None, None)[0]
-                for _ in range(3):
+                for _ in range(2):
                     twin = state.copy()
                     twin[RNG_KEY] = int(rng.integers(1 << 40))  # another generator key: other redeals
                     hidden.resample_hidden(twin, game.tables, seat)

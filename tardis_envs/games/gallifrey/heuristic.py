@@ -22,15 +22,15 @@ its choice in every position, up to the GM's insistence on its draw, which it se
 other side does not. Against it the fight is a decision problem for one side, solved here by
 dynamic programming over everything that changes in a fight: both sides' injuries, Edges
 left, whether each Acquired card is used, and the exchanges played (the fight is truncated at
-``max_exchanges``). Each exchange, every choice of the responding side is valued against the
-heuristic's choice under both insistences, each weighed by ``forced_draw_p``, and every draw of
+``max_exchanges``). Each exchange, every legal choice of the responding side is valued against
+the heuristic's choice under both insistences, each weighed by ``forced_draw_p``, and every draw of
 the cards, each Time Card drawn from the full deck of 36 (the one approximation: the deck is
 dealt without replacement and reshuffled when empty; which cards are left is public, and the
 values do not count them). The exchanges are played by the rules' own ``step``. The value
-maximised is the chance of winning (a draw and a truncated fight count as not won). It is a
-measure, not an agent to ship: it knows its opponent's rules of thumb, so no agent wins more
-against this heuristic than it does, up to counting the cards
-(``benchmarks/best_response.py`` plays it). It reads only what the responding seat may know.
+maximised is the chance of winning (a draw and a truncated fight count as not won). It reads
+only what the responding seat may know, so no agent that sees only what its seat sees wins
+more against this heuristic, up to counting the cards. It is a measure, not an agent to ship:
+it knows its opponent's rules of thumb (``benchmarks/best_response.py`` plays it).
 """
 
 from __future__ import annotations
@@ -69,7 +69,10 @@ from .layout import (
     FLUX,
     MODE_CONTEST,
     MODE_DRAMATIC,
+    NUM_ACTIONS,
     PENDING,
+    PHASE,
+    PHASE_CHOOSE,
     SCENE,
     WINNER,
     action_card,
@@ -77,7 +80,7 @@ from .layout import (
     make_action,
     side,
 )
-from .rules import base_aspect, card_levels, contest_attacker, effective_aspect, step
+from .rules import base_aspect, card_levels, contest_attacker, effective_aspect, legal_mask, step
 
 W_BEHIND = 0  # draw when the opponent's expected margin exceeds ours by more than this
 W_ACQUIRED_MIN = 1  # play the Acquired card only if it is worth at least this many levels
@@ -158,44 +161,27 @@ def choose_batch(states, tables, weights, out):
 
 
 # --- the exact best response to the heuristic ---------------------------------------
-MAX_RESPONSES = 20  # choices the best response weighs at most: 2 conditions x 5 cards (none, a draw, 3 Acquired) x 2 Edges
+MAX_RESPONSES = (
+    128  # legal choices at most: 2 attacks x 2 defences x 2 conditions x 8 cards (none, a draw, 3 Acquired both ways up) x 2 Edges
+)
 
 
-@njit
+@njit_alloc
 def response_choices(state, tables, seat, out):
-    """The choices the best response weighs for ``seat``, written to ``out``; returns how many.
-
-    Every choice that can matter: both conditions of the Threat Level, no card (unless the GM
-    insists), a draw, each unused Acquired card the better way up, an Edge declared or kept
-    (with one left). The stronger Aspects are taken (effective levels; contest mode: the
-    role's only, the other 0): a card's levels add to whichever is used, so a weaker Aspect
-    never scores more. The Acquired card's other way up adds fewer levels with the same
-    escalation, so it never does either.
-    """
-    attack = 0 if effective_aspect(state, tables, seat, DYNAMISM) >= effective_aspect(state, tables, seat, MEMORY) else 1
-    defence = 0 if effective_aspect(state, tables, seat, STASIS) >= effective_aspect(state, tables, seat, FORESIGHT) else 1
-    if tables[T_MODE] == MODE_CONTEST:
-        if contest_attacker(state) == seat:
-            defence = 0
-        else:
-            attack = 0
-    c = character_base(tables, state[side(seat, F_CHARACTER)])
-    forced = state[side(seat, F_FORCED)] == 1
-    acquired = 0 if state[side(seat, F_ACQUIRED_USED)] == 1 else tables[c + C_NUM_ACQUIRED]
-    edges = 1 if state[side(seat, F_EDGES_LEFT)] > 0 else 0
+    """The choices the best response weighs for ``seat``, written to ``out``; returns how many:
+    every choice legal for it in ``state`` (``rules.legal_mask`` as ``seat`` to move). None is
+    left out as never better: a weaker Aspect scores less in the exchange, but the injuries it
+    deals or takes change the heuristic's next choices, so only weighing it shows its worth."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mover = state[CURRENT_PLAYER]
+    state[CURRENT_PLAYER] = seat
+    legal_mask(state, tables, mask)
+    state[CURRENT_PLAYER] = mover
     n = 0
-    for condition in range(tables[T_THREAT], tables[T_THREAT] + 2):
-        for edge in range(edges + 1):
-            if not forced:
-                out[n] = make_action(attack, defence, condition, CARD_NONE, edge)
-                n += 1
-            out[n] = make_action(attack, defence, condition, CARD_DRAW, edge)
+    for action in range(NUM_ACTIONS):
+        if mask[action]:
+            out[n] = action
             n += 1
-            for i in range(acquired):
-                card = tables[c + C_ACQUIRED + i]
-                turned = 1 if card_levels(state, tables, seat, card, True) > card_levels(state, tables, seat, card, False) else 0
-                out[n] = make_action(attack, defence, condition, 2 + 2 * i + turned, edge)
-                n += 1
     return n
 
 
@@ -360,6 +346,9 @@ def best_response_values(state, tables, weights, seat, follow):
     parities = 2 if tables[T_MODE] == MODE_CONTEST else 1
     kinds = _kinds_of(state, tables)
     position = state.copy()
+    position[STATUS] = RUNNING  # a finished fight's setting is valued as a fight still to come
+    position[PHASE] = PHASE_CHOOSE
+    position[WINNER] = -1
     position[PENDING] = -1
     position[side(0, F_DEFEAT)] = 0
     position[side(1, F_DEFEAT)] = 0
