@@ -301,3 +301,18 @@ def test_a_tiny_keys_run_fits_the_heuristics_games_first_and_writes_a_turn_check
         assert leaf_table.main([env_id, "--run-dir", str(tmp_path / "other"), *extra]) == 2
         assert words in capsys.readouterr().err
     assert not (tmp_path / "other").exists()
+
+
+def test_keys_baseline_plays_the_turn_search_at_every_player_count():
+    """``az:baseline`` searches the whole turn over the two-player table in games of two, three
+    and four; ``:net`` and ``:search=gumbel`` stay each player count's own network."""
+    tables = []
+    for players in (2, 3, 4):
+        game = tardis_envs.make(KEYS, num_players=players).unwrapped.game
+        agent = make_agent("az:baseline", game, seed=0)
+        assert agent.name == "az:turn:redeals=8" and agent.leaf is not None and agent.leaf.search == "turn"
+        tables.append(agent.leaf.table)
+        for spec in ("az:baseline:net", "az:baseline:search=gumbel"):
+            other = make_agent(spec, game, seed=0)
+            assert other.leaf is None and other.meta["options"].get("num_players", 2) == players
+    assert all(np.array_equal(table, tables[0]) for table in tables)
