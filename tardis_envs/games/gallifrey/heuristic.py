@@ -255,16 +255,29 @@ def _exchange(base, scratch, tables, first, second, card0, card1):
     step(scratch, tables, second)
 
 
+@njit
+def _replies(position, tables, weights, seat, scratch):
+    """The heuristic's choice for the other seat in ``position`` when the GM does not insist on
+    its draw and when it does (the same whatever ``seat`` chooses)."""
+    other = 1 - seat
+    copy_state(scratch, position)
+    scratch[CURRENT_PLAYER] = other
+    scratch[side(other, F_FORCED)] = 0
+    free = choose(scratch, tables, weights)
+    scratch[side(other, F_FORCED)] = 1
+    return free, choose(scratch, tables, weights)
+
+
 @njit_alloc
-def _outcomes(position, tables, weights, seat, choice, kinds, scratch, reached, leads_to, chance, used):
+def _outcomes(position, tables, seat, choice, replies, kinds, scratch, reached, leads_to, chance, used):
     """The outcomes of ``seat`` choosing ``choice`` in ``position`` against the heuristic:
     returns (the chance it wins in this exchange, the entries used, ``leads_to``, ``chance``),
     with the positions the fight goes on from and their chances appended to ``leads_to`` /
     ``chance`` from ``used`` (grown when full). The heuristic's insistence is weighed by
-    ``forced_draw_p``, each side's draw by the card kinds in ``kinds`` (:func:`card_kinds`'
-    cards and odds of seat 0, then seat 1). ``reached`` (one entry per position, all 0) adds
-    up the chances of a position reached more than once and is left all 0."""
-    other = 1 - seat
+    ``forced_draw_p`` (``replies``: its choices without and with it, :func:`_replies`), each
+    side's draw by the card kinds in ``kinds`` (:func:`card_kinds`' cards and odds of seat 0,
+    then seat 1). ``reached`` (one entry per position, all 0) adds up the chances of a position
+    reached more than once and is left all 0."""
     p_forced = tables[T_FORCED_PPM] / 1e6
     cards0, odds0, cards1, odds1 = kinds
     won = 0.0
@@ -273,10 +286,7 @@ def _outcomes(position, tables, weights, seat, choice, kinds, scratch, reached, 
         p = p_forced if forced == 1 else 1.0 - p_forced
         if p <= 0.0:
             continue
-        copy_state(scratch, position)
-        scratch[CURRENT_PLAYER] = other
-        scratch[side(other, F_FORCED)] = forced
-        reply = choose(scratch, tables, weights)
+        reply = replies[forced]
         first = choice if seat == 0 else reply
         second = reply if seat == 0 else choice
         draws0 = action_card(first) == CARD_DRAW
@@ -385,10 +395,11 @@ def best_response_values(state, tables, weights, seat, follow):
                 n = _choices(position, tables, weights, seat, follow, scratch, choices)
                 counts[parity, here, forced] = n
                 first_choice[parity, here, forced] = c
+                replies = _replies(position, tables, weights, seat, scratch)
                 for j in range(n):
                     start[c] = used
                     won[c], used, leads_to, chance = _outcomes(
-                        position, tables, weights, seat, choices[j], kinds, scratch, reached, leads_to, chance, used
+                        position, tables, seat, choices[j], replies, kinds, scratch, reached, leads_to, chance, used
                     )
                     c += 1
     start[c] = used
@@ -434,10 +445,11 @@ def choose_best_response(state, tables, weights, values):
     leads_to = np.empty(256, np.int64)
     chance = np.empty(256)
     after = values[min(state[EXCHANGE] + 1, values.shape[0] - 1)]
+    replies = _replies(position, tables, weights, seat, scratch)
     best = -1.0
     action = choices[0]
     for j in range(n):
-        won, used, leads_to, chance = _outcomes(position, tables, weights, seat, choices[j], kinds, scratch, reached, leads_to, chance, 0)
+        won, used, leads_to, chance = _outcomes(position, tables, seat, choices[j], replies, kinds, scratch, reached, leads_to, chance, 0)
         for e in range(used):
             won += chance[e] * after[leads_to[e]]
         if won > best + 1e-12:
