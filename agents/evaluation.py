@@ -46,10 +46,10 @@ def default_output(env_id: str) -> Path:
     return unused_path(Path("runs") / "eval" / env_id / time.strftime("%Y%m%d-%H%M%S"))
 
 
-def holds_results(folder: str | Path) -> bool:
-    """Whether ``folder`` holds an evaluation's results (any of :data:`EVAL_FILES`)."""
+def results_in(folder: str | Path) -> list[str]:
+    """The names of an evaluation's results (:data:`EVAL_FILES`) that ``folder`` holds."""
     folder = Path(folder)
-    return folder.is_dir() and any((folder / name).exists() for name in EVAL_FILES)
+    return [p.name for p in folder.iterdir() if p.name in EVAL_FILES] if folder.is_dir() else []
 
 
 def check_output(
@@ -70,10 +70,10 @@ def check_output(
             raise ValueError(f"{names[1]} {str(json_path)!r} already exists; use {names[2]} to replace it, or another file name")
     if out:
         folder = check_writable(out, names[0], kind="folder")
-        ours = [p for p in folder.iterdir() if p.name in EVAL_FILES] if folder.is_dir() else []
+        ours = results_in(folder)
         if ours and not overwrite:
             raise ValueError(
-                f"{names[0]} {str(out)!r} already holds results ({ours[0].name}); use {names[2]} to replace them, or another folder"
+                f"{names[0]} {str(out)!r} already holds results ({ours[0]}); use {names[2]} to replace them, or another folder"
             )
         return folder
     return check_writable(default_output(env_id), f"{names[0]} (default runs/eval/<env_id>/<time>)", kind="folder")

@@ -78,7 +78,7 @@ def _say(text: str) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from agents.evaluation import DEFAULT_SETTINGS, check_output, check_replays, evaluate, holds_results
+    from agents.evaluation import DEFAULT_SETTINGS, check_output, check_replays, evaluate, results_in
 
     from .bench import aec_steps_per_second, batched_steps_per_second
 
@@ -119,7 +119,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         if args.out is None:
             out = claim_folder(out)  # its own folder, even when another evaluation started in the same second
-        elif not args.overwrite and holds_results(out):
+        elif not args.overwrite and results_in(out):
             taken = out
             out = claim_folder(out)
             print(

@@ -81,20 +81,18 @@ def unused_path(path: str | Path) -> Path:
 
 
 def claim_folder(path: str | Path) -> Path:
-    """Create a new folder at ``path``, or at ``<name>-1``, ``<name>-2``, ... where that is taken,
+    """Create a new folder at ``path``, or at :func:`unused_path`'s ``<name>-1``, ``<name>-2``, ...
     and return the one created. Creating it is what claims it, so two processes never get the
     same folder: two evaluations started in the same second once picked one timestamped folder
     each, found it free, and the second wrote its results over the first's."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    k = 0
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     while True:
-        candidate = path if k == 0 else path.with_name(f"{path.name}-{k}")
+        candidate = unused_path(path)
         try:
             candidate.mkdir()
             return candidate
-        except FileExistsError:
-            k += 1
+        except FileExistsError:  # taken between the look and the mkdir: look again
+            continue
 
 
 @contextlib.contextmanager
