@@ -144,6 +144,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from agents.alphazero import LEAF_SEARCHES
     from agents.checkpoint import CheckpointError
     from agents.training.config import TrainConfig
     from agents.training.train import Trainer, default_run_dir
@@ -178,10 +179,17 @@ def cmd_train(args: argparse.Namespace) -> int:
         if value is not None:
             train[key] = value
     where = f"train settings of {args.config or args.env_id}"
+    leaf = az and train.get("search") in LEAF_SEARCHES  # a search over a learned leaf table: its rounds are fitted
+    if leaf:
+        for flag, words in (("timesteps", "'rounds' and 'games' in the config"), ("eval_every", "an evaluation after every round")):
+            if getattr(args, flag) is not None:
+                raise ValueError(
+                    f"--{flag.replace('_', '-')} is not a setting of a leaf-table run (search {train['search']}): it has {words}"
+                )
     if az:
-        from agents.training.az_train import AZConfig
+        from agents.training.az_train import az_config
 
-        config: Any = AZConfig.from_dict(train, where=where)
+        config: Any = az_config(train, where=where)
     else:
         config = TrainConfig.from_dict(train, where=where)
     if args.minutes is not None and not args.minutes > 0:
@@ -224,6 +232,12 @@ def cmd_train(args: argparse.Namespace) -> int:
                 num_envs_per_env_runner=args.num_envs_per_env_runner,
                 num_learners=args.num_learners,
             )
+        elif leaf:
+            from agents.training.leaf_table import LeafTableTrainer
+
+            if args.address or args.num_env_runners != 1:
+                raise ValueError("--address and --num-env-runners are for self-play workers; a leaf-table run plays on this machine")
+            trainer = LeafTableTrainer(config, run_dir, **folder_rules)
         elif args.algo == "az":
             from agents.training.az_train import AZTrainer
 
@@ -232,8 +246,12 @@ def cmd_train(args: argparse.Namespace) -> int:
             trainer = Trainer(config, run_dir, **folder_rules)
         if trainer.kept:
             print(f"--overwrite: removed the old run's files; kept what the run did not write: {', '.join(p.name for p in trainer.kept)}")
+        if leaf:
+            budget = f"{config.rounds} round{'s' * (config.rounds != 1)} of {config.games:,} games, a table for search {config.search}"
+        else:
+            budget = f"{config.total_timesteps:,} {'self-play decisions' if az else 'learner steps'}"
         print(
-            f"training {args.env_id} -> {run_dir} ({config.total_timesteps:,} {'self-play decisions' if az else 'learner steps'}"
+            f"training {args.env_id} -> {run_dir} ({budget}"
             + (f", at most {config.max_minutes:g} min" if config.max_minutes else "")
             + ")",
             flush=True,
@@ -241,7 +259,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None
-    if az:
+    if leaf:
+        rounds = f"{stats['rounds']} round{'s' * (stats['rounds'] != 1)}"
+        print(f"done: {rounds}, {stats['num_timesteps']:,} games and {stats['positions']:,} positions in {stats['seconds']:.0f} s")
+    elif az:
         print(
             f"done: {stats['num_timesteps']:,} self-play decisions in {stats['seconds']:.0f} s, "
             f"{stats['learner_steps_per_second']:,.0f} decisions/s, {stats['learner_samples']:,} learner samples"

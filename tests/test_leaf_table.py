@@ -1,6 +1,6 @@
 """The ``az`` agent's searches over a learned leaf table, ``search=alphabeta`` (Dr. Who Chess's
 alpha-beta) and ``search=turn`` (Keys to the TARDIS's turn search), and their trainer,
-:mod:`agents.training.leaf_table`."""
+:mod:`agents.training.leaf_table` (``tardis-envs train --algo az`` with such a search)."""
 
 import csv
 import io
@@ -8,6 +8,7 @@ import zipfile
 
 import numpy as np
 import pytest
+import yaml
 
 import tardis_envs
 from agents import make_agent
@@ -15,7 +16,7 @@ from agents.alphazero import LEAF_TABLE_MEMBER, LeafSearch, checkpoint_file
 from agents.checkpoint import META_NAME, CheckpointError, read_meta, write_meta
 from agents.tournament import play_match
 from agents.training import leaf_table
-from tardis_envs.core.state import RUNNING, STATUS
+from tardis_envs.core.state import CURRENT_PLAYER, RUNNING, STATUS
 
 CHESS = "timelord_chess_v1"
 KEYS = "keys_to_the_tardis_v0"
@@ -134,74 +135,168 @@ def test_the_warm_start_recovers_the_table_a_teacher_judged_by(game):
     assert quiet.any() and np.isclose(judged[0], kernels.evaluate(states[0].copy(), kernels.DEFAULT_WEIGHTS, np.zeros(320, np.int64)))
 
 
-def test_a_tiny_leaf_run_writes_a_checkpoint_that_eval_plays(game, tmp_path):
+CHESS_OPTIONS = {"doctor": True, "max_plies": 512, "fen": "startpos"}
+TINY_CHESS = {"search": "alphabeta", "rounds": 1, "games": 2, "eval_games": 2, "depth": 1}
+
+
+def train(tmp_path, env_id: str, az: dict, *flags: str, options: dict | None = None) -> int:
+    """``tardis-envs train <env_id> --algo az`` with a config file whose az: section is ``az``."""
+    from tardis_envs.cli import main
+
+    options = options or (CHESS_OPTIONS if env_id == CHESS else {"num_players": 2})
+    path = tmp_path / "leaf.yaml"
+    path.write_text(yaml.safe_dump({"env_id": env_id, "options": options, "az": az}))
+    return main(["train", env_id, "--algo", "az", "--config", str(path), "--no-progress", *flags])
+
+
+def test_a_tiny_leaf_run_writes_a_training_runs_folder_and_a_checkpoint_that_eval_plays(game, tmp_path, capsys):
     run = tmp_path / "run"
-    args = ["timelord_chess_v1", "--run-dir", str(run), "--games", "2", "--eval-games", "2", "--rounds", "1", "--depth", "1"]
-    assert leaf_table.main(args) == 0
+    assert train(tmp_path, CHESS, TINY_CHESS, "--run-dir", str(run)) == 0
+    printed = capsys.readouterr().out
+    assert "(1 round of 2 games, a table for search alphabeta)" in printed and "done: 1 round, 2 games and" in printed
+    for name in ("config.yaml", "eval.csv", "rounds.csv", "summary.md", "winrate.png", "stats.json", "checkpoints/leaf_samples_1.npz"):
+        assert (run / name).is_file(), name
+    assert list((run / "tb" / "az").glob("events.out.tfevents.*"))
     rows = list(csv.DictReader(open(run / "rounds.csv")))
     assert len(rows) == 1 and int(rows[0]["eval_wins"]) + int(rows[0]["eval_draws"]) + int(rows[0]["eval_losses"]) == 2
     assert list(rows[0]) == leaf_table.FIELDS and all(rows[0][key] != "" for key in ("positions", "teacher_r2", "teacher_beyond_material"))
+    evals = list(csv.DictReader(open(run / "eval.csv")))
+    assert [(row["timesteps"], row["opponent"], row["games"]) for row in evals] == [("2", "heuristic", "2")]
+    # the defaults the config left out are the run's record
+    recorded = yaml.safe_load((run / "config.yaml").read_text())
+    assert recorded["algo"] == "az" and recorded["random_plies"] == 8 and recorded["ridge"] == 0.1 and recorded["redeals"] is None
     best = run / "checkpoints" / "best.zip"
+    assert read_meta(best)["leaf_run"]["round"] == 1 and read_meta(best)["leaf_search"]["round"] == 1
     agents = [make_agent(f"az:{best}", game), make_agent("random", game, seed=1)]
-    result = play_match(CHESS, agents, ["az", "random"], 2, seed=0)
-    assert result.num_games == 2
-    assert "vs heuristic" in (run / "summary.md").read_text()
+    assert play_match(CHESS, agents, ["az", "random"], 2, seed=0).num_games == 2
+    summary = (run / "summary.md").read_text()
+    assert "the learned leaf table of search alphabeta" in summary and "| heuristic | 2 |" in summary
     # the folder holds a run now: refused without --overwrite, replaced with it, and only the
     # files the run writes are replaced
-    assert leaf_table.main(args) == 2
+    assert train(tmp_path, CHESS, TINY_CHESS, "--run-dir", str(run)) == 2
+    assert "already holds a run" in capsys.readouterr().err
     (run / "notes.txt").write_text("mine")
     (run / "rounds.csv").write_text("round\n1\n2\n3\n")
-    assert leaf_table.main(args + ["--overwrite"]) == 0
+    assert train(tmp_path, CHESS, TINY_CHESS, "--run-dir", str(run), "--overwrite") == 0
     assert (run / "notes.txt").read_text() == "mine" and len(list(csv.DictReader(open(run / "rounds.csv")))) == 1
 
 
+def test_a_resumed_leaf_run_fits_the_tables_of_an_unbroken_one(tmp_path, monkeypatch, capsys):
+    """Rounds 1-2 in one run, and round 1, then ``--resume`` for round 2: the same positions,
+    table and evaluation. A Ctrl-C during round 2's games keeps round 1's; one during its
+    evaluation keeps round 2's table, which ``--resume`` evaluates before it goes on."""
+    two = {**TINY_CHESS, "rounds": 2}
+    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "whole")) == 0
+    assert train(tmp_path, CHESS, TINY_CHESS, "--run-dir", str(tmp_path / "parts")) == 0
+    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "parts"), "--resume") == 0
+    capsys.readouterr()
+
+    def table(run):
+        with zipfile.ZipFile(tmp_path / run / "checkpoints" / "last.zip") as archive:
+            return np.load(io.BytesIO(archive.read(LEAF_TABLE_MEMBER)))
+
+    def rounds(run):
+        return [{k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(open(tmp_path / run / "rounds.csv"))]
+
+    assert np.array_equal(table("whole"), table("parts")) and rounds("whole") == rounds("parts") and len(rounds("parts")) == 2
+    assert not (tmp_path / "parts" / "checkpoints" / "leaf_samples_1.npz").exists()
+    # Ctrl-C during round 2's games: round 1's table stays, and --resume plays round 2
+    played = leaf_table.play_games
+
+    def interrupted(*args, **kwargs):
+        if kwargs["seed"] == leaf_table.round_seed(0, 2):
+            raise KeyboardInterrupt
+        return played(*args, **kwargs)
+
+    monkeypatch.setattr(leaf_table, "play_games", interrupted)
+    assert train(tmp_path, CHESS, TINY_CHESS, "--run-dir", str(tmp_path / "broken")) == 0
+    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "broken"), "--resume") == 130
+    assert "round 2's games are dropped" in capsys.readouterr().err
+    assert read_meta(tmp_path / "broken" / "checkpoints" / "last.zip")["leaf_run"]["round"] == 1
+    # Ctrl-C during round 2's evaluation: its table is kept, not yet evaluated
+    monkeypatch.setattr(leaf_table, "play_games", played)
+    evaluate = leaf_table.LeafTableTrainer._evaluate
+    monkeypatch.setattr(leaf_table.LeafTableTrainer, "_evaluate", lambda self, last: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "broken"), "--resume") == 130
+    assert "--resume evaluates it" in capsys.readouterr().err
+    record = read_meta(tmp_path / "broken" / "checkpoints" / "last.zip")["leaf_run"]
+    assert record["round"] == 2 and record["evaluated"] is False
+    monkeypatch.setattr(leaf_table.LeafTableTrainer, "_evaluate", evaluate)
+    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "broken"), "--resume") == 0
+    assert np.array_equal(table("whole"), table("broken")) and rounds("whole") == rounds("broken")
+    # the positions of the last round lost: refused by name, nothing replaced
+    (tmp_path / "broken" / "checkpoints" / "leaf_samples_2.npz").unlink()
+    assert train(tmp_path, CHESS, {**two, "rounds": 3}, "--run-dir", str(tmp_path / "broken"), "--resume") == 2
+    assert "leaf_samples_2.npz', are missing" in capsys.readouterr().err
+    # a leaf-table run is not resumed as a network's training, nor a network's as a leaf-table run
+    assert train(tmp_path, CHESS, {"search": "gumbel"}, "--run-dir", str(tmp_path / "broken"), "--resume") == 2
+    assert "is a leaf-table run's (agents.training.leaf_table)" in capsys.readouterr().err
+    network_run = tmp_path / "network" / "checkpoints"
+    network_run.mkdir(parents=True)
+    (network_run / "last.zip").write_bytes(checkpoint_file("baseline", tardis_envs.make(CHESS).unwrapped.game).read_bytes())
+    (network_run.parent / "config.yaml").write_text(yaml.safe_dump({"env_id": CHESS, "total_timesteps": 10}))
+    assert train(tmp_path, CHESS, two, "--run-dir", str(network_run.parent), "--resume") == 2
+    assert "holds no leaf-table run of timelord_chess_v1" in capsys.readouterr().err
+    assert np.array_equal(table("whole"), table("broken"))
+
+
 def test_a_folder_of_something_else_is_never_replaced(tmp_path, capsys):
-    (tmp_path / "notes.txt").write_text("mine")
-    args = ["timelord_chess_v1", "--run-dir", str(tmp_path), "--games", "2", "--eval-games", "2", "--rounds", "1", "--overwrite"]
-    assert leaf_table.main(args) == 2
-    assert "holds no leaf-table run" in capsys.readouterr().err
-    assert (tmp_path / "notes.txt").read_text() == "mine"
+    run = tmp_path / "mine"
+    run.mkdir()
+    (run / "notes.txt").write_text("mine")
+    assert train(tmp_path, CHESS, TINY_CHESS, "--run-dir", str(run), "--overwrite") == 2
+    assert "holds files but no training run" in capsys.readouterr().err
+    assert [p.name for p in run.iterdir()] == ["notes.txt"]
 
 
-def test_a_source_that_is_not_an_az_checkpoint_is_refused_by_name(tmp_path, capsys):
+def test_leaf_settings_that_would_misuse_the_run_are_refused_before_it_starts(tmp_path, capsys):
     run = tmp_path / "run"
-    assert leaf_table.main(["timelord_chess_v1", "--from", "ppo:baseline", "--run-dir", str(run)]) == 2
-    assert "--from ppo:baseline: an az checkpoint file (.zip) or az:baseline" in capsys.readouterr().err
-    assert leaf_table.main(["timelord_chess_v1", "--from", str(tmp_path / "none.zip"), "--run-dir", str(run)]) == 2
-    assert "does not exist" in capsys.readouterr().err and not run.exists()
-
-
-def test_settings_that_would_misuse_the_run_are_refused_before_it_starts(tmp_path, capsys):
-    run = tmp_path / "run"
-    for extra, words in (
-        (["--rounds", "10"], "--rounds 10: at most 9, or the games would take the evaluation's seeds"),
-        (["--depth", "5"], "--depth 5: from 1 to 4"),
-        (["--games", "1"], "--games 1: from 2 to"),
+    for env_id, az, flags, words in (
+        (CHESS, {"rounds": 10}, [], "'rounds' 10: at most 9, or the games would take the evaluation's seeds"),
+        (CHESS, {"depth": 5}, [], "'depth' must be an integer from 1 to 4, got 5"),
+        (CHESS, {"games": 1}, [], "'games' must be an integer from 2 to"),
+        (CHESS, {"ridge": 0}, [], "'ridge' must be a number > 0"),
+        (CHESS, {"self_share": 2}, [], "'self_share' must be a number in [0, 1]"),
+        (CHESS, {"redeals": 2}, [], "'redeals' is a setting of the turn search; timelord_chess_v1's is the alphabeta search"),
+        (KEYS, {"search": "turn", "depth": 2}, [], "'depth' is a setting of the alphabeta search"),
+        (CHESS, {"search": "turn"}, [], "'search' turn is not timelord_chess_v1's search over a learned leaf table, which is alphabeta"),
+        (CHESS, {"total_timesteps": 5}, [], "unknown key 'total_timesteps'"),
+        (CHESS, {}, ["--timesteps", "5"], "--timesteps is not a setting of a leaf-table run"),
+        (CHESS, {}, ["--eval-every", "5"], "--eval-every is not a setting of a leaf-table run"),
+        (CHESS, {"init_from": "ppo:baseline"}, [], "'init_from' 'ppo:baseline': an az checkpoint file"),
+        (CHESS, {"init_from": "baseline:net"}, [], "a checkpoint, without agent settings"),
+        (CHESS, {"init_from": str(tmp_path / "none.zip")}, [], "does not exist"),
+        (CHESS, {"eval_opponents": []}, [], "'eval_opponents' must be a list of agent specs"),
     ):
-        with pytest.raises(SystemExit):
-            leaf_table.main(["timelord_chess_v1", "--run-dir", str(run), *extra])
-        assert words in capsys.readouterr().err
-    for env_id, source, words in (
-        ("tardis_run_v0", "az:baseline", "needs a game whose heuristic searches a learned leaf value"),
-        ("timelord_chess_v1", "az:baseline:net", "without agent settings"),
-    ):
-        assert leaf_table.main([env_id, "--from", source, "--run-dir", str(run)]) == 2
-        assert words in capsys.readouterr().err
+        assert train(tmp_path, env_id, {**TINY_CHESS, "search": "alphabeta", "depth": None, **az}, "--run-dir", str(run), *flags) == 2
+        assert words in capsys.readouterr().err, words
+        assert not run.exists()
+    from tardis_envs.cli import main
+
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump({"env_id": "tardis_run_v0", "options": {}, "az": {"search": "alphabeta"}}))
+    assert main(["train", "tardis_run_v0", "--algo", "az", "--config", str(path), "--run-dir", str(run)]) == 2
+    assert "needs a game whose heuristic searches a learned leaf value" in capsys.readouterr().err
     # a source inside the run folder it would replace
     (run / "checkpoints").mkdir(parents=True)
     inside = run / "checkpoints" / "best.zip"
     inside.write_bytes(checkpoint_file("baseline", tardis_envs.make(CHESS).unwrapped.game).read_bytes())
-    (run / "rounds.csv").write_text("round\n")
-    assert leaf_table.main([CHESS, "--from", str(inside), "--run-dir", str(run), "--overwrite"]) == 2
+    (run / "config.yaml").write_text(yaml.safe_dump({"env_id": CHESS, "rounds": 1}))
+    assert train(tmp_path, CHESS, {**TINY_CHESS, "init_from": str(inside)}, "--run-dir", str(run), "--overwrite") == 2
     assert "lies inside --run-dir" in capsys.readouterr().err and inside.exists()
-    assert not run.joinpath("summary.md").exists() and (run / "rounds.csv").read_text() == "round\n"
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoints", "config.yaml"]
 
 
-def test_train_algo_az_refuses_the_alphabeta_search_by_name():
-    from agents.training.az_train import AZConfig
+def test_train_algo_az_sends_the_leaf_searches_to_their_own_trainer():
+    from agents.training.az_train import AZConfig, az_config
 
-    with pytest.raises(ValueError, match="python -m agents.training.leaf_table fits"):
+    with pytest.raises(ValueError, match="LeafTableConfig and LeafTableTrainer fit"):
         AZConfig.from_dict({"env_id": CHESS, "search": "alphabeta"})
+    for name, search in (("chess/az_leaf.yaml", "alphabeta"), ("keys/az_leaf.yaml", "turn")):
+        data = yaml.safe_load(open(f"configs/{name}"))
+        config = az_config({"env_id": data["env_id"], "options": data["options"], **data["az"]})
+        assert isinstance(config, leaf_table.LeafTableConfig) and config.search == search and config.init_from == "baseline"
+    assert isinstance(az_config({"env_id": CHESS, "search": "gumbel"}), AZConfig)
 
 
 @pytest.fixture(scope="module")
@@ -283,8 +378,8 @@ def test_the_outcome_fit_recovers_the_table_the_games_were_won_by():
 
 def test_a_tiny_keys_run_fits_the_heuristics_games_first_and_writes_a_turn_checkpoint(keys_game, tmp_path, capsys):
     run = tmp_path / "run"
-    args = [KEYS, "--run-dir", str(run), "--games", "6", "--eval-games", "2", "--rounds", "1", "--redeals", "2"]
-    assert leaf_table.main(args) == 0
+    az = {"search": "turn", "rounds": 1, "games": 6, "eval_games": 2, "redeals": 2}
+    assert train(tmp_path, KEYS, az, "--run-dir", str(run)) == 0
     rows = list(csv.DictReader(open(run / "rounds.csv")))
     assert len(rows) == 1 and int(rows[0]["positions"]) > 100 and rows[0]["teacher_r2"] == ""
     assert (
@@ -294,13 +389,26 @@ def test_a_tiny_keys_run_fits_the_heuristics_games_first_and_writes_a_turn_check
     agent = make_agent(f"az:{best}", keys_game)
     assert agent.name == "az:turn:redeals=2" and read_meta(best)["leaf_search"]["redeals"] == 2
     assert "held-out log loss of the outcomes" in (run / "summary.md").read_text()
-    for env_id, extra, words in (
-        (KEYS, ["--depth", "2"], "--depth is a setting of the alphabeta search"),
-        (CHESS, ["--redeals", "2"], "--redeals is a setting of the turn search"),
-    ):
-        assert leaf_table.main([env_id, "--run-dir", str(tmp_path / "other"), *extra]) == 2
-        assert words in capsys.readouterr().err
-    assert not (tmp_path / "other").exists()
+    # round 1 is the heuristic's own games: the positions are those of play_games without a search
+    heuristic_games = leaf_table.play_games(keys_game, None, 6, seed=leaf_table.round_seed(0, 1), random_plies=0)
+    assert int(rows[0]["positions"]) == len(heuristic_games)
+    # games of three: the search on one seat in turn, the network of that player count kept
+    three = tardis_envs.make(KEYS, num_players=3).unwrapped.game
+    table = make_agent(f"az:{best}", keys_game).leaf.table
+    search = LeafSearch(three, table, three.heuristic.DEFAULT_WEIGHTS, redeals=1, seed=0)
+    seats = []
+    original = search.choose
+
+    def choose(states):
+        seats.extend(int(s) for s in states[:, CURRENT_PLAYER])
+        return original(states)
+
+    search.choose = choose
+    played = leaf_table.play_games(three, search, 3, seed=0, self_share=0.0)
+    assert sorted(set(seats)) == [0, 1, 2] and set(np.unique(played.outcome)) <= {-1.0, 0.0, 1.0}
+    run3 = tmp_path / "three"
+    assert train(tmp_path, KEYS, {**az, "eval_games": 3}, "--run-dir", str(run3), options={"num_players": 3}) == 0
+    assert read_meta(run3 / "checkpoints" / "best.zip")["options"]["num_players"] == 3
 
 
 def test_keys_baseline_plays_the_turn_search_at_every_player_count():

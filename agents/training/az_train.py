@@ -38,7 +38,7 @@ import json
 import math
 import time
 import zipfile
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,17 +69,17 @@ from ..alphazero import (
     masked_logits,
     save_checkpoint,
 )
-from ..checkpoint import CheckpointError
-from ..tournament import play_match, rearm_ctrl_c, team_match
-from .config import check_opponents
+from ..checkpoint import CheckpointError, read_meta
+from ..tournament import rearm_ctrl_c
+from .config import check_opponents, settings_of
 from .memory import keep_freed_memory
 from .replay import ReplayBuffer
 from .selfplay import OpponentPool
 from .train import (
     EVAL_MARGIN,
-    EVAL_SEED,
     REPORT_SECONDS,
     append_eval_rows,
+    evaluate_against,
     open_run_dir,
     progress_format,
     read_history,
@@ -87,7 +87,7 @@ from .train import (
     write_report,
 )
 
-# the searches self-play trains with (the leaf tables of alphabeta and turn are fitted by agents.training.leaf_table)
+# the searches self-play trains with (the leaf tables of alphabeta and turn: agents.training.leaf_table)
 TRAINED_SEARCHES = tuple(search for search in SEARCHES if search not in LEAF_SEARCHES)
 SELF = "self"  # the ``opponents`` key of the games the network plays against itself
 
@@ -216,12 +216,7 @@ class AZConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, where: str = "az config") -> "AZConfig":
-        data = dict(data or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{where}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(known))}")
-        config = cls(**data)
+        config = settings_of(cls, data, where)
         config.validate(where)
         return config
 
@@ -266,8 +261,8 @@ class AZConfig:
             raise ValueError(f"{where}: 'value_lambda' and 'root_value_share' are two value targets: give one")
         if self.search in LEAF_SEARCHES:
             raise ValueError(
-                f"{where}: 'search' {self.search} searches a learned leaf table, which python -m agents.training.leaf_table fits "
-                "(from a network this trains with search gumbel)"
+                f"{where}: 'search' {self.search} searches a learned leaf table, which agents.training.leaf_table's "
+                "LeafTableConfig and LeafTableTrainer fit (tardis-envs train runs them for such a config)"
             )
         if self.search not in TRAINED_SEARCHES:
             raise ValueError(f"{where}: 'search' must be one of {', '.join(TRAINED_SEARCHES)}, got {self.search!r}")
@@ -309,6 +304,18 @@ class AZConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {"algo": "az", **asdict(self)}
+
+
+def az_config(settings: dict[str, Any], where: str = "az config") -> Any:
+    """The config an ``az:`` section asks for, checked: a search over a learned leaf table
+    (``search: alphabeta`` or ``turn``) is a :class:`~agents.training.leaf_table.LeafTableConfig`,
+    whose tables :class:`~agents.training.leaf_table.LeafTableTrainer` fits; any other an
+    :class:`AZConfig`, whose network :class:`AZTrainer` trains."""
+    if settings.get("search") in LEAF_SEARCHES:
+        from .leaf_table import LeafTableConfig
+
+        return LeafTableConfig.from_dict(settings, where=where)
+    return AZConfig.from_dict(settings, where=where)
 
 
 class ValueFit:
@@ -612,6 +619,10 @@ class AZTrainer:
         self.optimizer = learner_optimizer(self.net, config)
         if self.resume:
             last = self.run_dir / "checkpoints" / "last.zip"
+            if last.exists() and "leaf_run" in read_meta(last):
+                raise CheckpointError(
+                    f"--resume: {str(last)!r} is a leaf-table run's (agents.training.leaf_table); resume it with its own config"
+                )
             meta = resumable_meta(last, config, game, self.run_dir)
             if meta.get("algo") != "az":
                 raise CheckpointError(f"--resume: {str(last)!r} is not an az checkpoint; resume it with its own --algo")
@@ -817,16 +828,7 @@ class AZTrainer:
         )
         n = game.num_players
         games = max(config.eval_games - config.eval_games % n, n)
-        results = {}
-        for spec in config.eval_opponents:
-            other = make_agent(spec, game, seed=1)
-            if game.spec.cooperative:
-                match = team_match(config.env_id, learner, other, ("learner", spec), games, seed=EVAL_SEED, options=config.options)
-                results[spec] = match.team_record(0)
-            else:
-                agents = [learner, other] if n == 2 else [learner] + [other] * (n - 1)
-                names = ["learner", spec] if n == 2 else ["learner"] + [spec] * (n - 1)
-                results[spec] = play_match(config.env_id, agents, names, games, seed=EVAL_SEED, options=config.options).record(0)
+        results = evaluate_against(config.env_id, game, learner, config.eval_opponents, games, config.options)
         self.net.train()
         rearm_ctrl_c()
         self.eval_seconds = time.perf_counter() - started

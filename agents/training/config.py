@@ -22,6 +22,17 @@ def is_search_spec(key: str) -> bool:
 POLICIES = ("mlp", "move_squares")  # built by agents/training/policies.py
 
 
+def settings_of(cls: Any, data: dict[str, Any] | None, where: str) -> Any:
+    """The config dataclass ``cls`` holding ``data`` (not yet validated); a ValueError naming the
+    first key it has no field for, and the keys it has."""
+    data = dict(data or {})
+    known = [f.name for f in fields(cls)]
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ValueError(f"{where}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(known))}")
+    return cls(**data)
+
+
 @dataclass
 class TrainConfig:
     env_id: str = "tardis_run_v0"
@@ -96,12 +107,7 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, where: str = "train config") -> "TrainConfig":
-        data = dict(data or {})
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise ValueError(f"{where}: unknown key {unknown[0]!r}; allowed: {', '.join(known)}")
-        config = cls(**data)
+        config = settings_of(cls, data, where)
         config.validate(where)
         return config
 

@@ -66,19 +66,20 @@ def progress_format(seconds_left: float) -> str | None:
     return "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed} of at most " + f"{minutes}:{seconds:02d}" + "{postfix}]"
 
 
-RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json", "value_fit.csv")
-"""Files a run writes at the top of its folder (both backends)."""
+RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json", "value_fit.csv", "rounds.csv")
+"""Files a run writes at the top of its folder (every trainer)."""
 RUN_CHECKPOINTS = ("last", "best")  # checkpoints/<name>.zip (sb3) or checkpoints/<name>/ (rllib)
 
 
 def is_run_folder(path: str | Path) -> bool:
-    """Whether ``path`` holds a training run: a ``config.yaml`` that is a train config."""
+    """Whether ``path`` holds a training run: a ``config.yaml`` that is a train config (a
+    leaf-table run's counts ``rounds`` instead of ``total_timesteps``)."""
     config = Path(path) / "config.yaml"
     try:
         data = yaml.safe_load(config.read_text()) if config.is_file() else None
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return False
-    return isinstance(data, dict) and "env_id" in data and "total_timesteps" in data
+    return isinstance(data, dict) and "env_id" in data and ("total_timesteps" in data or "rounds" in data)
 
 
 def run_files(path: str | Path) -> list[Path]:
@@ -89,6 +90,7 @@ def run_files(path: str | Path) -> list[Path]:
     for name in RUN_CHECKPOINTS:
         found += [checkpoints / f"{name}.zip", checkpoints / f"{name}.tmp.zip"]
         found += [checkpoints / name, checkpoints / f"{name}.tmp", checkpoints / f"{name}.old"]
+    found += sorted(checkpoints.glob("leaf_samples_*.npz"))  # a leaf-table run's positions
     found += sorted((run / "snapshots").glob("snap_*.zip"))
     found += sorted((run / "tb").glob("*/events.out.tfevents.*"))
     return [f for f in found if f.exists() or f.is_symlink()]
@@ -192,6 +194,39 @@ def evaluate_learner(config: TrainConfig, game, learner) -> dict[str, dict]:
         match = play_match(config.env_id, agents, names, games, seed=EVAL_SEED, options=config.options)
         results[name] = match.record(0)
     return results
+
+
+def evaluate_against(env_id: str, game, learner, specs, games: int, options: dict) -> dict[str, dict]:
+    """``learner`` against each agent of ``specs`` (with them as team-mates in a cooperative
+    game): ``games`` games each, seats rotated, the evaluation's fixed seeds; one record per spec."""
+    from .. import make_agent
+
+    n = game.num_players
+    results = {}
+    for spec in specs:
+        other = make_agent(spec, game, seed=1)
+        if game.spec.cooperative:
+            match = team_match(env_id, learner, other, ("learner", spec), games, seed=EVAL_SEED, options=options)
+            results[spec] = match.team_record(0)
+        else:
+            agents = [learner] + [other] * (n - 1)
+            names = ["learner"] + [spec] * (n - 1)
+            results[spec] = play_match(env_id, agents, names, games, seed=EVAL_SEED, options=options).record(0)
+    return results
+
+
+def results_table(results: dict[str, dict], cooperative: bool = False) -> list[str]:
+    """The markdown table of a run's final evaluation (one row per benchmark agent)."""
+    lines = [
+        f"| {'team-mates' if cooperative else 'opponent'} | games | wins | draws | losses | win rate | 95% interval |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rec in results.items():
+        lines.append(
+            f"| {name} | {rec['games']} | {rec['wins']} | {rec['draws']} | {rec['losses']} | "
+            f"{100 * rec['win_rate']:.1f}% | [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] |"
+        )
+    return lines
 
 
 def append_eval_rows(run_dir: Path, timesteps: int, seconds: float, results: dict[str, dict], cooperative: bool = False) -> list[dict]:
@@ -595,15 +630,16 @@ def write_report(run_dir: Path, config: TrainConfig, game, history: list[dict], 
             else f"- evaluation: {config.eval_games} games per opponent, seats rotated, fixed seeds"
         ),
         "",
-        f"| {'team-mates' if game.spec.cooperative else 'opponent'} | games | wins | draws | losses | win rate | 95% interval |",
-        "|---|---|---|---|---|---|---|",
+        *results_table(stats["final"], game.spec.cooperative),
     ]
-    for name, rec in stats["final"].items():
-        lines.append(
-            f"| {name} | {rec['games']} | {rec['wins']} | {rec['draws']} | {rec['losses']} | "
-            f"{100 * rec['win_rate']:.1f}% | [{100 * rec['ci_low']:.1f}%, {100 * rec['ci_high']:.1f}%] |"
-        )
-    lines += [
+    write_summary(run_dir, config, lines, stats)
+
+
+def write_summary(run_dir: Path, config, lines: list[str], stats: dict) -> None:
+    """summary.md (``lines``, the win-rate plot and the config) and stats.json of a finished run."""
+    run = run_dir.name
+    lines = [
+        *lines,
         "",
         "![win rate](winrate.png)",
         "",

@@ -124,7 +124,8 @@ def load_config(path: str | Path) -> dict:
           max_turns: 1000
         eval: {...}         # settings of ``tardis-envs eval``
         train: {...}        # ``tardis-envs train`` (PPO; agents/training/config.py)
-        az: {...}           # ``tardis-envs train --algo az`` (agents/training/az_train.py)
+        az: {...}           # ``tardis-envs train --algo az`` (agents/training/az_train.py;
+                            # with ``search: alphabeta`` or ``turn``, agents/training/leaf_table.py)
 
     Relative file paths inside ``options`` (a board file, say) are resolved
     against the config file's folder first. Unknown sections are an error.
