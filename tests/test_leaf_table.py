@@ -200,6 +200,13 @@ def test_a_resumed_leaf_run_fits_the_tables_of_an_unbroken_one(tmp_path, monkeyp
 
     assert np.array_equal(table("whole"), table("parts")) and rounds("whole") == rounds("parts") and len(rounds("parts")) == 2
     assert not (tmp_path / "parts" / "checkpoints" / "leaf_samples_1.npz").exists()
+    # a resumed run that would play other games than the run's is refused; one that asks for
+    # more rounds is not
+    assert train(tmp_path, CHESS, {**two, "rounds": 3, "games": 4}, "--run-dir", str(tmp_path / "parts"), "--resume") == 2
+    assert "'games' was 2 in the run in" in capsys.readouterr().err
+    # --resume in a folder that holds no run leaves nothing behind
+    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "nothing"), "--resume") == 2
+    assert "no checkpoint" in capsys.readouterr().err and not (tmp_path / "nothing").exists()
     # Ctrl-C during round 2's games: round 1's table stays, and --resume plays round 2
     played = leaf_table.play_games
 
@@ -222,8 +229,33 @@ def test_a_resumed_leaf_run_fits_the_tables_of_an_unbroken_one(tmp_path, monkeyp
     record = read_meta(tmp_path / "broken" / "checkpoints" / "last.zip")["leaf_run"]
     assert record["round"] == 2 and record["evaluated"] is False
     monkeypatch.setattr(leaf_table.LeafTableTrainer, "_evaluate", evaluate)
+    # cut off after its rows are written, before the checkpoint says it was evaluated: the rows
+    # are written again, not twice
+    save = leaf_table.LeafTableTrainer._save
+
+    def cut_off(self, *args, evaluated, **kwargs):
+        if evaluated:
+            raise KeyboardInterrupt
+        return save(self, *args, evaluated=evaluated, **kwargs)
+
+    monkeypatch.setattr(leaf_table.LeafTableTrainer, "_save", cut_off)
+    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "broken"), "--resume") == 130
+    assert len(rounds("broken")) == 2 and read_meta(tmp_path / "broken" / "checkpoints" / "last.zip")["leaf_run"]["evaluated"] is False
+    monkeypatch.setattr(leaf_table.LeafTableTrainer, "_save", save)
     assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "broken"), "--resume") == 0
     assert np.array_equal(table("whole"), table("broken")) and rounds("whole") == rounds("broken")
+
+    def evaluations(run):
+        return [(row["timesteps"], row["wins"]) for row in csv.DictReader(open(tmp_path / run / "eval.csv"))]
+
+    assert evaluations("whole") == evaluations("broken") and len(evaluations("broken")) == 2
+    # the positions of a round damaged: refused by name
+    kept = tmp_path / "broken" / "checkpoints" / "leaf_samples_2.npz"
+    intact = kept.read_bytes()
+    kept.write_bytes(b"not an npz")
+    assert train(tmp_path, CHESS, {**two, "rounds": 3}, "--run-dir", str(tmp_path / "broken"), "--resume") == 2
+    assert "leaf_samples_2.npz', could not be read" in capsys.readouterr().err
+    kept.write_bytes(intact)
     # the positions of the last round lost: refused by name, nothing replaced
     (tmp_path / "broken" / "checkpoints" / "leaf_samples_2.npz").unlink()
     assert train(tmp_path, CHESS, {**two, "rounds": 3}, "--run-dir", str(tmp_path / "broken"), "--resume") == 2
@@ -238,6 +270,22 @@ def test_a_resumed_leaf_run_fits_the_tables_of_an_unbroken_one(tmp_path, monkeyp
     assert train(tmp_path, CHESS, two, "--run-dir", str(network_run.parent), "--resume") == 2
     assert "holds no leaf-table run of timelord_chess_v1" in capsys.readouterr().err
     assert np.array_equal(table("whole"), table("broken"))
+
+
+def test_best_zip_keeps_the_table_of_the_most_points(tmp_path, monkeypatch):
+    """Round 1's table wins more than round 2's: best.zip keeps round 1's, last.zip round 2's."""
+    wins = iter([2, 0])
+
+    def evaluate(self, last):
+        won = next(wins)
+        record = {"games": 2, "wins": won, "draws": 0, "losses": 2 - won, "win_rate": won / 2, "ci_low": 0.0, "ci_high": 1.0}
+        return {"heuristic": record}
+
+    monkeypatch.setattr(leaf_table.LeafTableTrainer, "_evaluate", evaluate)
+    assert train(tmp_path, CHESS, {**TINY_CHESS, "rounds": 2}, "--run-dir", str(tmp_path / "run")) == 0
+    checkpoints = tmp_path / "run" / "checkpoints"
+    assert read_meta(checkpoints / "best.zip")["leaf_run"]["round"] == 1 and read_meta(checkpoints / "last.zip")["leaf_run"]["round"] == 2
+    assert read_meta(checkpoints / "last.zip")["leaf_run"]["best_points"] == 1.0
 
 
 def test_a_folder_of_something_else_is_never_replaced(tmp_path, capsys):
@@ -281,7 +329,7 @@ def test_leaf_settings_that_would_misuse_the_run_are_refused_before_it_starts(tm
     (run / "checkpoints").mkdir(parents=True)
     inside = run / "checkpoints" / "best.zip"
     inside.write_bytes(checkpoint_file("baseline", tardis_envs.make(CHESS).unwrapped.game).read_bytes())
-    (run / "config.yaml").write_text(yaml.safe_dump({"env_id": CHESS, "rounds": 1}))
+    (run / "config.yaml").write_text(yaml.safe_dump({"algo": "az", "env_id": CHESS, "rounds": 1}))
     assert train(tmp_path, CHESS, {**TINY_CHESS, "init_from": str(inside)}, "--run-dir", str(run), "--overwrite") == 2
     assert "lies inside --run-dir" in capsys.readouterr().err and inside.exists()
     assert sorted(p.name for p in run.iterdir()) == ["checkpoints", "config.yaml"]
@@ -392,6 +440,16 @@ def test_a_tiny_keys_run_fits_the_heuristics_games_first_and_writes_a_turn_check
     # round 1 is the heuristic's own games: the positions are those of play_games without a search
     heuristic_games = leaf_table.play_games(keys_game, None, 6, seed=leaf_table.round_seed(0, 1), random_plies=0)
     assert int(rows[0]["positions"]) == len(heuristic_games)
+    # a resumed run: the turn search's worlds of round 2 come from its own seed, as unbroken
+    two = {**az, "rounds": 2}
+    assert train(tmp_path, KEYS, two, "--run-dir", str(tmp_path / "whole")) == 0
+    assert train(tmp_path, KEYS, two, "--run-dir", str(run), "--resume") == 0
+
+    def table(folder):
+        with zipfile.ZipFile(folder / "checkpoints" / "last.zip") as archive:
+            return np.load(io.BytesIO(archive.read(LEAF_TABLE_MEMBER)))
+
+    assert np.array_equal(table(tmp_path / "whole"), table(run))
     # games of three: the search on one seat in turn, the network of that player count kept
     three = tardis_envs.make(KEYS, num_players=3).unwrapped.game
     table = make_agent(f"az:{best}", keys_game).leaf.table

@@ -51,9 +51,11 @@ The run folder follows ``tardis-envs train``'s rules and holds what its other ru
 positions, fit and evaluation). ``checkpoints/last.zip`` and ``checkpoints/leaf_samples_<round>.npz``
 (the positions fitted so far) are written after each round's fit; ``--resume`` continues from
 them with the next round, whose games are those the run would have played unbroken (round ``r``'s
-game ``g`` is seeded ``seed + r x ROUND_SEEDS + g``). A round runs whole: a Ctrl-C during its
-games drops them, keeping the rounds before it, and ``max_minutes`` starts no round that the
-last one's time says would end after it.
+game ``g`` is seeded ``seed + r x ROUND_SEEDS + g``); it may change ``rounds``, ``max_minutes``
+and the evaluation's settings, and refuses any other change, which would play other games. A
+round runs whole: a Ctrl-C during its games drops them, keeping the rounds before it; one during
+its evaluation keeps its table, which ``--resume`` evaluates first; and ``max_minutes`` starts no
+round that the last one's time says would end after it (a slower round can end after it).
 """
 
 from __future__ import annotations
@@ -61,7 +63,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import shutil
 import sys
 import time
 import zipfile
@@ -77,6 +78,7 @@ from tardis_envs.core.state import CURRENT_PLAYER, REWARDS, RUNNING, STATUS
 from tardis_envs.outputs import ctrl_c_deferred
 
 from ..checkpoint import CheckpointError
+from ..tournament import rearm_ctrl_c
 from .config import settings_of
 from .train import EVAL_SEED  # the rounds' evaluation games: seeds EVAL_SEED + g
 
@@ -233,6 +235,7 @@ def play_games(
             parts.append(Samples(features[keep].astype(dtype), outcome[keep], judged[keep], np.full(count, ids[row], dtype=np.int64)))
         if progress is not None:
             progress(rows)
+        rearm_ctrl_c()  # numba's first compile takes SIGINT over: a Ctrl-C must still end the round
     return _concat(parts)
 
 
@@ -330,7 +333,7 @@ def save_leaf_checkpoint(path: Path, source: Path, leaf, record: dict[str, Any],
     config["search"] = leaf.search
     meta = {**meta, "config": config, "leaf_search": {**leaf.record(), **record}, **(extra or {})}
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
+    temporary = path.with_suffix(".tmp.zip")  # a name clear_run knows
     with zipfile.ZipFile(source) as archive, zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED) as copy:
         for name in archive.namelist():
             if name not in (META_NAME, LEAF_TABLE_MEMBER):
@@ -345,6 +348,20 @@ def save_leaf_checkpoint(path: Path, source: Path, leaf, record: dict[str, Any],
 def samples_file(run_dir: Path, round_number: int) -> Path:
     """Where a run keeps the positions it fitted after round ``round_number``."""
     return run_dir / "checkpoints" / f"leaf_samples_{round_number}.npz"
+
+
+def drop_rows(path: Path, column: str, value: int) -> None:
+    """Rewrite the CSV file ``path`` (if it exists) without its rows whose ``column`` is ``value``."""
+    if not path.exists():
+        return
+    with path.open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        fieldnames = reader.fieldnames or []
+        rows = [row for row in reader if float(row[column]) != value]
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fieldnames)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 FIELDS = [
@@ -407,9 +424,13 @@ class LeafTableConfig:
     """Agent specs each round's table is evaluated against; ``rounds.csv`` gives the first."""
     max_minutes: float = 0.0
     """Wall-clock budget (0: none): no round starts that the last one's time says would end
-    after it (the first round always runs)."""
+    after it (the first round of a run or of a resume always runs; a round slower than the one
+    before it can end after the budget)."""
     seed: int = 0
     """Seed of the rounds' games and the turn search's worlds."""
+
+    # what a resumed run may change: everything else decides the rounds' games and fits
+    RESUMABLE_CHANGES = ("rounds", "max_minutes", "eval_games", "eval_opponents", "init_from")
 
     DEFAULTS = {
         "alphabeta": {"random_plies": 8, "ridge": 0.1, "depth": 3},
@@ -517,7 +538,11 @@ class LeafTableTrainer:
         players = self.game.num_players
         if config.eval_games % players:
             raise ValueError(f"'eval_games' {config.eval_games} is not a multiple of the {players} players (seats are rotated evenly)")
+        for spec in config.eval_opponents:
+            make_agent(spec, self.game, seed=1)  # a bad spec is refused now, not after a round
         run = Path(run_dir)
+        if ":" in str(run):
+            raise ValueError(f"--run-dir {str(run)!r}: a leaf-table run's folder may not hold ':', which az agent specs read as a setting")
         # everything is checked before anything in the run folder is replaced
         self.source = run / "checkpoints" / "last.zip"
         if not resume:
@@ -544,8 +569,10 @@ class LeafTableTrainer:
             return LeafSearch(self.game, table, self.weights, redeals=config.setting("redeals"), seed=config.seed + round_number)
         return LeafSearch(self.game, table, self.weights)
 
-    def _save(self, leaf, fit: dict, round_number: int, games: int, evaluated: bool) -> Path:
-        last = self.run_dir / "checkpoints" / "last.zip"
+    def _save(self, leaf, fit: dict, round_number: int, games: int, evaluated: bool, name: str = "last") -> Path:
+        """Write ``checkpoints/<name>.zip`` (callers hold a Ctrl-C back meanwhile); a ValueError
+        naming the file where it cannot be written."""
+        path = self.run_dir / "checkpoints" / f"{name}.zip"
         run = {
             "round": round_number,
             "games": games,
@@ -554,8 +581,10 @@ class LeafTableTrainer:
             "evaluated": evaluated,
             "config": self.config.to_dict(),
         }
-        with ctrl_c_deferred():  # a Ctrl-C meanwhile comes after the checkpoint
-            return save_leaf_checkpoint(last, self.source, leaf, {"round": round_number, **fit}, {"leaf_run": run})
+        try:
+            return save_leaf_checkpoint(path, self.source, leaf, {"round": round_number, **fit}, {"leaf_run": run})
+        except OSError as exc:
+            raise ValueError(f"cannot write {str(path)!r} ({exc.strerror or exc}); the rounds before it are in {self.run_dir}") from None
 
     def _resumable(self, last: Path) -> dict[str, Any]:
         """The metadata of the run's last checkpoint, checked for ``--resume``: a leaf-table run
@@ -579,6 +608,14 @@ class LeafTableTrainer:
             raise CheckpointError(
                 f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options ({differing}); "
                 f"resume it with its own config or start a new run"
+            )
+        recorded, now = record["config"], config.to_dict()
+        changed = [key for key in now if key not in ("options", *config.RESUMABLE_CHANGES) and recorded.get(key) != now[key]]
+        if changed:
+            key = changed[0]
+            raise CheckpointError(
+                f"--resume: {key!r} was {recorded.get(key)!r} in the run in {str(self.run_dir)!r}, now {now[key]!r}: the next rounds "
+                f"would not be the run's (a resumed run may change only {', '.join(config.RESUMABLE_CHANGES)})"
             )
         check_compatible(meta, game, last)
         return meta
@@ -608,7 +645,6 @@ class LeafTableTrainer:
         start = self.start
         self.best_points = -math.inf
         evaluated = True
-        (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
         if self.resume:
             meta = self._resumable(last)
             record = meta["leaf_run"]
@@ -619,12 +655,16 @@ class LeafTableTrainer:
             self.best_points = float(record["best_points"]) if record.get("best_points") is not None else -math.inf
             evaluated = bool(record["evaluated"])
             fit = {key: value for key, value in meta["leaf_search"].items() if key in FIELDS}
+            if not evaluated:  # rows an evaluation wrote before it was cut off are written again
+                drop_rows(self.run_dir / "eval.csv", "timesteps", games_played)
+                drop_rows(self.run_dir / "rounds.csv", "round", done)
         else:
-            (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
             done, games_played = 0, 0
             leaf = None if turns else self._search(start, 0)
             samples = Samples.empty(kernels.LEAF_FEATURES, dtype)
             fit = {}
+        (self.run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
         deadline = self.started + 60 * config.max_minutes if config.max_minutes else math.inf
         writer = SummaryWriter(str(self.run_dir / "tb" / "az"))
         bar = None
@@ -669,12 +709,11 @@ class LeafTableTrainer:
                 if isinstance(fit.get(key), (int, float)):
                     writer.add_scalar(f"leaf/{key}", fit[key], games_played)
             writer.flush()
-            better = points > self.best_points
-            if better:
-                self.best_points = points
-            self._save(leaf, fit, round_number, games_played, evaluated=True)
-            if better:
-                shutil.copyfile(last, self.run_dir / "checkpoints" / "best.zip")
+            with ctrl_c_deferred():  # best.zip, then last.zip marked evaluated: a Ctrl-C waits for both
+                if points > self.best_points:
+                    self.best_points = points
+                    self._save(leaf, fit, round_number, games_played, evaluated=True, name="best")
+                self._save(leaf, fit, round_number, games_played, evaluated=True)
             print(json.dumps(row), flush=True)
             if bar is not None:
                 bar.set_postfix_str(f"round {round_number}: {100 * points:.0f}% of the points vs {config.eval_opponents[0]}")
@@ -714,7 +753,10 @@ class LeafTableTrainer:
                     fit["mean_change_points"] = round(float(np.mean(np.abs(table - start))), 2)
                 leaf = self._search(table, round_number)
                 with ctrl_c_deferred():  # the positions, then the checkpoint that names their round
-                    samples.save(samples_file(self.run_dir, round_number), round_number)
+                    try:
+                        samples.save(samples_file(self.run_dir, round_number), round_number)
+                    except OSError as exc:
+                        raise ValueError(f"cannot write the round's positions in {self.run_dir} ({exc.strerror or exc})") from None
                     self._save(leaf, fit, round_number, games_played, evaluated=False)
                     samples_file(self.run_dir, round_number - 1).unlink(missing_ok=True)
                 evaluate_round(round_number)

@@ -66,26 +66,38 @@ def progress_format(seconds_left: float) -> str | None:
     return "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed} of at most " + f"{minutes}:{seconds:02d}" + "{postfix}]"
 
 
-RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json", "value_fit.csv", "rounds.csv")
-"""Files a run writes at the top of its folder (every trainer)."""
+RUN_FILES = ("config.yaml", "eval.csv", "winrate.png", "summary.md", "stats.json", "bc.json", "value_fit.csv")
+"""Files a run writes at the top of its folder (every trainer; a leaf-table run's ``rounds.csv`` too)."""
 RUN_CHECKPOINTS = ("last", "best")  # checkpoints/<name>.zip (sb3) or checkpoints/<name>/ (rllib)
 
 
-def is_run_folder(path: str | Path) -> bool:
-    """Whether ``path`` holds a training run: a ``config.yaml`` that is a train config (a
-    leaf-table run's counts ``rounds`` instead of ``total_timesteps``)."""
+def _run_config(path: str | Path) -> dict | None:
+    """The run's ``config.yaml`` as a mapping, or None where there is none (or not a mapping)."""
     config = Path(path) / "config.yaml"
     try:
         data = yaml.safe_load(config.read_text()) if config.is_file() else None
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return False
-    return isinstance(data, dict) and "env_id" in data and ("total_timesteps" in data or "rounds" in data)
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def is_leaf_table_run(path: str | Path) -> bool:
+    """Whether ``path`` holds a leaf-table run (:mod:`agents.training.leaf_table`), whose config
+    counts ``rounds`` instead of ``total_timesteps``."""
+    data = _run_config(path)
+    return data is not None and "env_id" in data and data.get("algo") == "az" and "rounds" in data
+
+
+def is_run_folder(path: str | Path) -> bool:
+    """Whether ``path`` holds a training run: a ``config.yaml`` that is a train config."""
+    data = _run_config(path)
+    return (data is not None and "env_id" in data and "total_timesteps" in data) or is_leaf_table_run(path)
 
 
 def run_files(path: str | Path) -> list[Path]:
     """What a run wrote in the folder ``path`` (files and checkpoint folders), and nothing else."""
     run = Path(path)
-    found = [run / name for name in RUN_FILES]
+    found = [run / name for name in RUN_FILES + (("rounds.csv",) if is_leaf_table_run(run) else ())]
     checkpoints = run / "checkpoints"
     for name in RUN_CHECKPOINTS:
         found += [checkpoints / f"{name}.zip", checkpoints / f"{name}.tmp.zip"]
