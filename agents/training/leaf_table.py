@@ -443,9 +443,8 @@ class LeafTableConfig:
         data.pop("algo", None)  # a run's own config.yaml says algo: az
         config = settings_of(cls, data, where)
         config.validate(where)
-        for name, value in cls.DEFAULTS[config.search].items():
-            if getattr(config, name) is None:
-                setattr(config, name, value)
+        for name in cls.DEFAULTS[config.search]:  # the run's config.yaml records the defaults taken
+            setattr(config, name, config.setting(name))
         return config
 
     def validate(self, where: str = "leaf-table config") -> None:
@@ -588,28 +587,25 @@ class LeafTableTrainer:
 
     def _resumable(self, last: Path) -> dict[str, Any]:
         """The metadata of the run's last checkpoint, checked for ``--resume``: a leaf-table run
-        of this game, under the same rule options (the network in it may observe through options
-        of its own, as any ``az`` checkpoint)."""
-        from ..checkpoint import check_compatible, option_differences, read_meta
+        of this game, under the same rule options and the same settings but those a resumed run
+        may change (:data:`LeafTableConfig.RESUMABLE_CHANGES`)."""
+        from .train import resumable_meta
 
-        config, game = self.config, self.game
-        if not last.exists():
-            raise CheckpointError(f"--resume: no checkpoint at {str(last)!r}")
-        meta = read_meta(last)
-        record = meta.get("leaf_run")
-        if meta["env_id"] != config.env_id or not isinstance(record, dict) or not isinstance(record.get("round"), int):
-            raise CheckpointError(f"--resume: {str(last)!r} holds no leaf-table run of {config.env_id}; resume the run with its own config")
-        try:
-            trained = type(game)(**record["config"]["options"]).options
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CheckpointError(f"--resume: {str(last)!r} records options that cannot be read ({exc})") from None
-        differing = option_differences(trained, game.options)
-        if differing:
-            raise CheckpointError(
-                f"--resume: the run in {str(self.run_dir)!r} was trained under other rule options ({differing}); "
-                f"resume it with its own config or start a new run"
-            )
-        recorded, now = record["config"], config.to_dict()
+        config = self.config
+
+        def trained_options(meta: dict[str, Any]) -> dict[str, Any]:
+            record = meta.get("leaf_run")
+            if not isinstance(record, dict) or not isinstance(record.get("round"), int):
+                raise CheckpointError(
+                    f"--resume: {str(last)!r} holds no leaf-table run of {config.env_id}; resume the run with its own config"
+                )
+            try:
+                return type(self.game)(**record["config"]["options"]).options
+            except (KeyError, TypeError, ValueError) as exc:
+                raise CheckpointError(f"--resume: {str(last)!r} records options that cannot be read ({exc})") from None
+
+        meta = resumable_meta(last, config, self.game, self.run_dir, trained_options)
+        recorded, now = meta["leaf_run"]["config"], config.to_dict()
         changed = [key for key in now if key not in ("options", *config.RESUMABLE_CHANGES) and recorded.get(key) != now[key]]
         if changed:
             key = changed[0]
@@ -617,12 +613,10 @@ class LeafTableTrainer:
                 f"--resume: {key!r} was {recorded.get(key)!r} in the run in {str(self.run_dir)!r}, now {now[key]!r}: the next rounds "
                 f"would not be the run's (a resumed run may change only {', '.join(config.RESUMABLE_CHANGES)})"
             )
-        check_compatible(meta, game, last)
         return meta
 
     def _evaluate(self, last: Path) -> dict[str, dict]:
         from .. import make_agent
-        from ..tournament import rearm_ctrl_c
         from .train import evaluate_against
 
         config = self.config

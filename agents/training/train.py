@@ -260,15 +260,18 @@ def append_eval_rows(run_dir: Path, timesteps: int, seconds: float, results: dic
     return rows
 
 
-def resumable_meta(last: Path, config: TrainConfig, game, run_dir: Path) -> dict:
+def resumable_meta(last: Path, config, game, run_dir: Path, trained_options=None) -> dict:
     """The metadata of a run's last checkpoint, checked for ``--resume``: same game, same
-    rule options, compatible with this version of the game (both backends)."""
+    rule options, compatible with this version of the game (every trainer). The run's options
+    are the checkpoint's, or ``trained_options(meta)`` (a leaf-table run's: its network may
+    observe through options of its own), which may refuse the checkpoint with a CheckpointError."""
     if not last.exists():
         raise CheckpointError(f"--resume: no checkpoint at {str(last)!r}")
     meta = read_meta(last)
     if meta["env_id"] != config.env_id:
         raise CheckpointError(f"--resume: {str(last)!r} was trained on {meta['env_id']!r}")
-    differing = option_differences(meta.get("options") or {}, game.options)
+    trained = trained_options(meta) if trained_options is not None else meta.get("options") or {}
+    differing = option_differences(trained, game.options)
     if differing:
         raise CheckpointError(
             f"--resume: the run in {str(run_dir)!r} was trained under other rule options "
