@@ -143,15 +143,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def take_recorded(args: argparse.Namespace, recorded: dict, config_path: str | None) -> None:
+    """Fill ``train``'s ``--algo``, ``--backend`` and RLlib scale flags left out from
+    ``recorded`` (the ``run`` of a run's own config.yaml, :func:`load_config`; empty for a config
+    file), then from their defaults; an ``--algo`` other than the recorded one is refused."""
+    if args.algo is not None and recorded and args.algo != recorded["algo"]:
+        raise ValueError(
+            f"config file {config_path!r} records a run of --algo {recorded['algo']}: give --algo {recorded['algo']} or leave it out"
+        )
+    args.algo = args.algo or recorded.get("algo", "ppo")
+    args.backend = args.backend or recorded.get("backend", "sb3")
+    for flag, default in (("num_env_runners", 1), ("num_envs_per_env_runner", 1), ("num_learners", 0)):
+        if getattr(args, flag) is None:
+            setattr(args, flag, recorded.get(flag, default) if recorded.get("backend") == args.backend == "rllib" else default)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from agents.alphazero import LEAF_SEARCHES
     from agents.checkpoint import CheckpointError
     from agents.training.config import TrainConfig
-    from agents.training.train import Trainer, default_run_dir
+    from agents.training.train import Trainer, default_run_dir, setting_changes
 
     check_env_id(args.env_id)
     check_seed(args.seed)
-    config_data = _config(args.env_id, args.config)
+    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.env_id)
+    config_path = args.config
+    if config_path is None and args.resume and (run_dir / "config.yaml").is_file():
+        config_path = str(run_dir / "config.yaml")  # the run goes on with the settings it recorded
+    config_data = _config(args.env_id, config_path)
+    take_recorded(args, config_data.get("run") or {}, config_path)
     az = args.algo == "az"
     if az and args.backend != "sb3":
         raise ValueError("--algo az trains on this machine (its own backend): leave out --backend")
@@ -178,7 +198,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None:
             train[key] = value
-    where = f"train settings of {args.config or args.env_id}"
+    where = f"train settings of {config_path or args.env_id}"
     leaf = az and train.get("search") in LEAF_SEARCHES  # a search over a learned leaf table: its rounds are fitted
     if leaf:
         for flag, words in (("timesteps", "'rounds' and 'games' in the config"), ("eval_every", "an evaluation after every round")):
@@ -215,7 +235,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise ValueError(f"--num-env-runners must be at least 1 with --algo az, got {args.num_env_runners}")
     if not rllib and not az and (args.address or args.num_env_runners != 1 or args.num_envs_per_env_runner != 1 or args.num_learners != 0):
         raise ValueError("--address, --num-env-runners, --num-envs-per-env-runner and --num-learners need --backend rllib (or --algo az)")
-    run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.env_id)
     folder_rules = {"resume": args.resume, "overwrite": args.overwrite, "progress": not args.no_progress}
     try:
         if rllib:
@@ -256,6 +275,10 @@ def cmd_train(args: argparse.Namespace) -> int:
             + ")",
             flush=True,
         )
+        if args.resume:
+            changes = setting_changes(run_dir, config.to_dict())
+            if changes:
+                print(f"--resume: settings changed from the run's config.yaml, which records them from now on: {'; '.join(changes)}")
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None
@@ -669,7 +692,11 @@ def build_parser() -> argparse.ArgumentParser:
         "config (az: with --algo az; agents/training/config.py and az_train.py document every key), then these flags.",
     )
     p.add_argument("env_id", help="the game, e.g. tardis_run_v0 (tardis-envs list shows them all)")
-    p.add_argument("--config", help="YAML config with a train: (or az:) section (default configs/<game>/default.yaml)")
+    p.add_argument(
+        "--config",
+        help="YAML config with a train: (or az:) section, or a run's own config.yaml to run it again (default "
+        "configs/<game>/default.yaml; with --resume, the run's config.yaml)",
+    )
     p.add_argument(
         "--run-dir",
         help="run folder: a new or empty folder, or a run's folder with --resume / --overwrite (default runs/<env_id>)",
@@ -714,15 +741,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--algo",
         choices=("ppo", "az"),
-        default="ppo",
-        help="ppo (default): MaskablePPO self-play; az: AlphaZero-style expert iteration (search guided by a network, "
-        "the config's az: section; agents/training/az_train.py)",
+        help="ppo (default; a run's own config.yaml as --config, or --resume: the run's): MaskablePPO self-play; az: "
+        "AlphaZero-style expert iteration (search guided by a network, the config's az: section; agents/training/az_train.py)",
     )
     p.add_argument(
         "--backend",
         choices=("sb3", "rllib"),
-        default="sb3",
-        help="sb3 (default): MaskablePPO on the batched core; rllib: Ray RLlib PPO (pip install -e '.[distributed]')",
+        help="sb3 (default; a run's own config.yaml, or --resume: the run's): MaskablePPO on the batched core; rllib: Ray "
+        "RLlib PPO (pip install -e '.[distributed]')",
     )
     p.add_argument(
         "--address",
@@ -732,11 +758,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--num-env-runners",
         type=int,
-        default=1,
-        help="rllib: sampling workers (default 1; 0 samples in the driver); az with --address: self-play actors (default 1)",
+        help="rllib: sampling workers (default 1, or an RLlib run's record; 0 samples in the driver); az with --address: "
+        "self-play actors (default 1)",
     )
-    p.add_argument("--num-envs-per-env-runner", type=int, default=1, help="rllib: games per sampling worker (default 1)")
-    p.add_argument("--num-learners", type=int, default=0, help="rllib: learner workers (default 0: learn in the driver)")
+    p.add_argument("--num-envs-per-env-runner", type=int, help="rllib: games per sampling worker (default 1, or the run's record)")
+    p.add_argument("--num-learners", type=int, help="rllib: learner workers (default 0: learn in the driver; or the run's record)")
     p.set_defaults(func=cmd_train)
 
     p = verbs.add_parser(

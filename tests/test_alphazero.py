@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 import tardis_envs
 from agents import make_agent
@@ -602,12 +603,21 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     with zipfile.ZipFile(run / "checkpoints" / "last.zip") as archive:
         assert "az_optimizer.pt" in archive.namelist()
     first_rows = len((run / "eval.csv").read_text().splitlines())
-    assert main([*common, "--timesteps", "1500", "--eval-every", "600", "--resume"]) == 0
-    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 1500
-    assert len((run / "eval.csv").read_text().splitlines()) > first_rows  # the first run's rows are kept
     capsys.readouterr()
-    assert main(["train", "tardis_run_v0", "--run-dir", str(run), "--resume", "--no-progress"]) == 2
-    assert "was trained with --algo az" in capsys.readouterr().err
+    # --resume alone goes on with the run's own settings (its config.yaml): az, the tiny network
+    # (the default one would be refused as another shape), 4 games an evaluation
+    assert main(["train", "tardis_run_v0", "--run-dir", str(run), "--resume", "--timesteps", "1500", "--no-progress"]) == 0
+    assert (
+        "settings changed from the run's config.yaml, which records them from now on: total_timesteps 1200 -> 1500"
+        in capsys.readouterr().out
+    )
+    assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 1500
+    rows = (run / "eval.csv").read_text().splitlines()
+    assert len(rows) > first_rows and rows[-1].split(",")[rows[0].split(",").index("games")] == "4"  # the first run's rows kept
+    recorded = yaml.safe_load((run / "config.yaml").read_text())
+    assert (recorded["algo"], recorded["hidden"], recorded["total_timesteps"]) == ("az", 16, 1500)
+    assert main(["train", "tardis_run_v0", "--run-dir", str(run), "--resume", "--algo", "ppo", "--no-progress"]) == 2
+    assert "config.yaml' records a run of --algo az: give --algo az or leave it out" in capsys.readouterr().err
     out = tmp_path / "eval"
     best = run / "checkpoints" / "best.zip"
     assert main(["eval", "tardis_run_v0", "--agents", f"az:{best}:sims=2,random", "--games", "4", "--out", str(out)]) == 0

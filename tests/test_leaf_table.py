@@ -242,7 +242,10 @@ def test_a_resumed_leaf_run_fits_the_tables_of_an_unbroken_one(tmp_path, monkeyp
     assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "broken"), "--resume") == 130
     assert len(rounds("broken")) == 2 and read_meta(tmp_path / "broken" / "checkpoints" / "last.zip")["leaf_run"]["evaluated"] is False
     monkeypatch.setattr(leaf_table.LeafTableTrainer, "_save", save)
-    assert train(tmp_path, CHESS, two, "--run-dir", str(tmp_path / "broken"), "--resume") == 0
+    # --resume alone goes on with the run's own config.yaml: a leaf-table run of two rounds
+    from tardis_envs.cli import main
+
+    assert main(["train", CHESS, "--run-dir", str(tmp_path / "broken"), "--resume", "--no-progress"]) == 0
     assert np.array_equal(table("whole"), table("broken")) and rounds("whole") == rounds("broken")
 
     def evaluations(run):

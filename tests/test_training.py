@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 pytest.importorskip("sb3_contrib")
 
@@ -391,6 +392,74 @@ def test_team_evaluation_counts_the_teams_wins():
 
 
 CONFIG_FILES = sorted(p for p in (ROOT / "configs").glob("*/*.yaml"))
+
+
+RUN_RECORDS = sorted((ROOT / "docs" / "results").rglob("config.yaml"))
+
+
+@pytest.mark.parametrize("path", RUN_RECORDS, ids=lambda p: str(p.parent.relative_to(ROOT / "docs" / "results")))
+def test_every_run_recorded_in_the_results_reads_as_the_config_that_runs_it_again(path):
+    """A run's own config.yaml is a config file (``--config`` runs it again, ``--resume`` reads
+    it): its settings land in its trainer's section and build the very settings it records."""
+    from agents.training.az_train import az_config
+    from tardis_envs.core.options import load_config
+
+    recorded = yaml.safe_load(path.read_text())
+    data = load_config(path)
+    algo = data["run"]["algo"]
+    section = "az" if algo == "az" else "train"
+    assert data["env_id"] == recorded["env_id"] and set(data) == {"env_id", "options", section, "run"}
+    read = az_config if algo == "az" else TrainConfig.from_dict
+    settings = read({"env_id": data["env_id"], "options": data["options"], **data[section]}, where=str(path)).to_dict()
+    assert {
+        key: settings[key] for key in recorded if key not in ("backend", "num_env_runners", "num_envs_per_env_runner", "num_learners")
+    } == {
+        key: value
+        for key, value in recorded.items()
+        if key not in ("backend", "num_env_runners", "num_envs_per_env_runner", "num_learners")
+    }
+
+
+def test_a_run_record_of_another_algo_or_of_no_trainer_is_refused(tmp_path, capsys):
+    from tardis_envs.cli import main
+    from tardis_envs.core.options import load_config
+
+    az_record = ROOT / "docs/results/az/tardis_run_v0/training/config.yaml"
+    assert main(["train", "tardis_run_v0", "--config", str(az_record), "--algo", "ppo", "--run-dir", str(tmp_path / "run")]) == 2
+    assert "records a run of --algo az: give --algo az or leave it out" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    assert main(["train", "keys_to_the_tardis_v0", "--config", str(az_record), "--run-dir", str(tmp_path / "run")]) == 2
+    assert "is for 'tardis_run_v0', not 'keys_to_the_tardis_v0'" in capsys.readouterr().err
+    strange = tmp_path / "config.yaml"
+    strange.write_text("env_id: tardis_run_v0\nalgo: dqn\ntotal_timesteps: 10\n")
+    with pytest.raises(ValueError, match="a run's record of algo 'dqn' and backend 'sb3', which no trainer writes"):
+        load_config(strange)
+    strange.write_text("env_id: tardis_run_v0\ntotal_timesteps: 10\nbackend: rllib\nnum_env_runners: two\n")
+    with pytest.raises(ValueError, match="'num_env_runners' must be an integer >= 0, got 'two'"):
+        load_config(strange)
+
+
+def test_an_rllib_runs_record_gives_its_backend_and_scale_where_the_flags_leave_them_out(tmp_path):
+    from tardis_envs.cli import build_parser, take_recorded
+    from tardis_envs.core.options import load_config
+
+    record = tmp_path / "config.yaml"
+    record.write_text(
+        "env_id: tardis_run_v0\ntotal_timesteps: 10\nbackend: rllib\nnum_env_runners: 2\nnum_envs_per_env_runner: 8\nnum_learners: 0\n"
+    )
+    recorded = load_config(record)["run"]
+    assert recorded == {"algo": "ppo", "backend": "rllib", "num_env_runners": 2, "num_envs_per_env_runner": 8, "num_learners": 0}
+    args = build_parser().parse_args(["train", "tardis_run_v0", "--config", str(record), "--num-env-runners", "3"])
+    take_recorded(args, recorded, str(record))
+    assert (args.algo, args.backend, args.num_env_runners, args.num_envs_per_env_runner, args.num_learners) == ("ppo", "rllib", 3, 8, 0)
+    # on the sb3 backend the RLlib scale does not apply: the flags' defaults
+    args = build_parser().parse_args(["train", "tardis_run_v0", "--config", str(record), "--backend", "sb3"])
+    take_recorded(args, recorded, str(record))
+    assert (args.backend, args.num_env_runners, args.num_envs_per_env_runner) == ("sb3", 1, 1)
+    # a config file records nothing: the defaults
+    args = build_parser().parse_args(["train", "tardis_run_v0"])
+    take_recorded(args, {}, None)
+    assert (args.algo, args.backend, args.num_env_runners, args.num_envs_per_env_runner, args.num_learners) == ("ppo", "sb3", 1, 1, 0)
 
 
 @pytest.mark.parametrize("path", CONFIG_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -621,7 +621,7 @@ class AZTrainer:
             last = self.run_dir / "checkpoints" / "last.zip"
             if last.exists() and "leaf_run" in read_meta(last):
                 raise CheckpointError(
-                    f"--resume: {str(last)!r} is a leaf-table run's (agents.training.leaf_table); resume it with its own config"
+                    f"--resume: {str(last)!r} is a leaf-table run's (agents.training.leaf_table); resume it without --config (its own config.yaml)"
                 )
             meta = resumable_meta(last, config, game, self.run_dir)
             if meta.get("algo") != "az":
@@ -979,6 +979,7 @@ class AZTrainer:
                 config_file.unlink(missing_ok=True)
                 self.run_dir.rmdir()
             raise
+        config_file.write_text(yaml.safe_dump(self.config.to_dict(), sort_keys=False))  # a resumed run's settings from now on
         self.rng = np.random.default_rng(config.seed + self.num_timesteps)
         self.updates = 0
         self.pending_samples = 0.0

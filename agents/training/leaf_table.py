@@ -597,7 +597,7 @@ class LeafTableTrainer:
             record = meta.get("leaf_run")
             if not isinstance(record, dict) or not isinstance(record.get("round"), int):
                 raise CheckpointError(
-                    f"--resume: {str(last)!r} holds no leaf-table run of {config.env_id}; resume the run with its own config"
+                    f"--resume: {str(last)!r} holds no leaf-table run of {config.env_id}; resume the run without --config (its own config.yaml)"
                 )
             try:
                 return type(self.game)(**record["config"]["options"]).options

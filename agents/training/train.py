@@ -81,6 +81,21 @@ def _run_config(path: str | Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def setting_changes(path: str | Path, now: dict) -> list[str]:
+    """The settings of ``now`` (a config's ``to_dict()``) that differ from those the run in
+    ``path`` recorded in its ``config.yaml``, as ``"key old -> new"``; none where it recorded
+    none. The rule options are left out: a run resumes only under its own
+    (:func:`resumable_meta`)."""
+    recorded = _run_config(path)
+    if recorded is None:
+        return []
+    return [
+        f"{key} {recorded.get(key)!r} -> {value!r}"
+        for key, value in now.items()
+        if key not in ("options", "algo") and recorded.get(key) != value
+    ]
+
+
 def is_leaf_table_run(path: str | Path) -> bool:
     """Whether ``path`` holds a leaf-table run (:mod:`agents.training.leaf_table`), whose config
     counts ``rounds`` instead of ``total_timesteps``."""
@@ -275,7 +290,7 @@ def resumable_meta(last: Path, config, game, run_dir: Path, trained_options=None
     if differing:
         raise CheckpointError(
             f"--resume: the run in {str(run_dir)!r} was trained under other rule options "
-            f"({differing}); resume it with its own config ({str(run_dir / 'config.yaml')!r}) "
+            f"({differing}); resume it without --config (its own {str(run_dir / 'config.yaml')!r}) "
             "or start a new run"
         )
     check_compatible(meta, game, last)

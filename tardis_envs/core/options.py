@@ -112,6 +112,27 @@ def read_yaml(path: str | Path, what: str = "config file") -> Any:
 
 
 CONFIG_SECTIONS = ("env_id", "options", "eval", "train", "az", "bench")
+RUN_RECORD_KEYS = ("algo", "backend", "num_env_runners", "num_envs_per_env_runner", "num_learners")
+"""What a run's own ``config.yaml`` records beside its settings: its algorithm (``algo: az``; none
+for PPO) and, for an RLlib run, its backend and scale (:func:`load_config` puts them under ``run``)."""
+
+
+def is_run_record(data: Any) -> bool:
+    """Whether ``data`` (a parsed YAML file) is the ``config.yaml`` a training run writes in its
+    folder: the game, its options and the run's settings at the top level, where a config file
+    has them in a ``train:`` or ``az:`` section (``total_timesteps``; a leaf-table run's
+    ``rounds``)."""
+    return isinstance(data, dict) and "env_id" in data and ("total_timesteps" in data or (data.get("algo") == "az" and "rounds" in data))
+
+
+def _sections_of_run_record(data: dict) -> dict:
+    """A run's ``config.yaml`` in a config file's sections: its settings under ``az:`` (``algo:
+    az``) or ``train:``, what it records beside them (:data:`RUN_RECORD_KEYS`) under ``run``."""
+    settings = {key: value for key, value in data.items() if key not in ("env_id", "options", *RUN_RECORD_KEYS)}
+    run = {key: data[key] for key in RUN_RECORD_KEYS if key in data}
+    run.setdefault("algo", "ppo")
+    run.setdefault("backend", "sb3")
+    return {"env_id": data["env_id"], "options": data.get("options"), "az" if run["algo"] == "az" else "train": settings, "run": run}
 
 
 def load_config(path: str | Path) -> dict:
@@ -127,6 +148,10 @@ def load_config(path: str | Path) -> dict:
         az: {...}           # ``tardis-envs train --algo az`` (agents/training/az_train.py;
                             # with ``search: alphabeta`` or ``turn``, agents/training/leaf_table.py)
 
+    or a training run's own ``config.yaml`` (:func:`is_run_record`): its settings become the
+    ``train:`` or ``az:`` section, and what it records beside them (``algo``, an RLlib run's
+    ``backend`` and scale) the mapping ``run``, so a run can be resumed or run again from it.
+
     Relative file paths inside ``options`` (a board file, say) are resolved
     against the config file's folder first. Unknown sections are an error.
     """
@@ -134,9 +159,20 @@ def load_config(path: str | Path) -> dict:
     data = read_yaml(path)
     if data is None:
         data = {}
+    record = is_run_record(data)
+    if record:
+        data = _sections_of_run_record(data)
+        run = data["run"]
+        if run["algo"] not in ("ppo", "az") or run["backend"] not in ("sb3", "rllib"):
+            raise ValueError(
+                f"config file {str(path)!r}: a run's record of algo {run['algo']!r} and backend {run['backend']!r}, which no trainer writes"
+            )
+        for key in RUN_RECORD_KEYS[2:]:  # an RLlib run's scale
+            if key in run and (isinstance(run[key], bool) or not isinstance(run[key], int) or run[key] < 0):
+                raise ValueError(f"config file {str(path)!r}: {key!r} must be an integer >= 0, got {run[key]!r}")
     if not isinstance(data, dict):
         raise ValueError(f"config file {str(path)!r} must be a mapping with keys {', '.join(CONFIG_SECTIONS)}")
-    unknown = sorted(set(data) - set(CONFIG_SECTIONS))
+    unknown = sorted(set(data) - set(CONFIG_SECTIONS) - ({"run"} if record else set()))
     if unknown:
         raise ValueError(f"config file {str(path)!r}: unknown key {unknown[0]!r}; allowed keys: {', '.join(CONFIG_SECTIONS)}")
     for section in ("options", "eval", "train", "az", "bench"):
