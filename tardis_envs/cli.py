@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import ENV_IDS, __version__, check_env_id, env_module, short_name
-from .core.options import load_config
+from .core.options import is_run_record, load_config, read_yaml
 from .core.rng import check_seed as seed_accepted
 from .outputs import check_writable, claim_folder, write_with_fallback
 
@@ -143,6 +143,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_record(path: Path, needed: bool) -> dict | None:
+    """A run folder's ``config.yaml`` (``path``) read as a config (:func:`load_config`), or None
+    where there is none. A file that is not the record a run writes (or cannot be read) is
+    refused where the record is ``needed`` (no ``--config`` gives the settings), else passed over."""
+    if not path.is_file():
+        return None
+    try:
+        if is_run_record(read_yaml(path)):
+            return load_config(path)
+        problem = f"{str(path)!r} is not the record a run writes (its settings at the top level, with env_id and total_timesteps)"
+    except ValueError as exc:
+        problem = str(exc)
+    if needed:
+        raise ValueError(f"--resume: {problem}; give the run's settings with --config")
+    return None
+
+
 def take_recorded(args: argparse.Namespace, recorded: dict, config_path: str | None) -> None:
     """Fill ``train``'s ``--algo``, ``--backend`` and RLlib scale flags left out from
     ``recorded`` (the ``run`` of a run's own config.yaml, :func:`load_config`; empty for a config
@@ -167,11 +184,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     check_env_id(args.env_id)
     check_seed(args.seed)
     run_dir = Path(args.run_dir) if args.run_dir else default_run_dir(args.env_id)
-    config_path = args.config
-    if config_path is None and args.resume and (run_dir / "config.yaml").is_file():
-        config_path = str(run_dir / "config.yaml")  # the run goes on with the settings it recorded
+    # a resumed run goes on with its algo, backend and scale, and without --config with the
+    # settings it recorded
+    record_path = run_dir / "config.yaml"
+    record = run_record(record_path, needed=args.config is None) if args.resume else None
+    config_path = args.config if args.config is not None or record is None else str(record_path)
     config_data = _config(args.env_id, config_path)
-    take_recorded(args, config_data.get("run") or {}, config_path)
+    if record is not None:
+        take_recorded(args, record["run"], str(record_path))
+    else:
+        take_recorded(args, config_data.get("run") or {}, config_path)
     az = args.algo == "az"
     if az and args.backend != "sb3":
         raise ValueError("--algo az trains on this machine (its own backend): leave out --backend")
@@ -276,9 +298,12 @@ def cmd_train(args: argparse.Namespace) -> int:
             flush=True,
         )
         if args.resume:
-            changes = setting_changes(run_dir, config.to_dict())
+            scale = {key: getattr(args, key) for key in ("num_env_runners", "num_envs_per_env_runner", "num_learners")}
+            changes = setting_changes(run_dir, {**config.to_dict(), **(scale if rllib else {})})
             if changes:
-                print(f"--resume: settings changed from the run's config.yaml, which records them from now on: {'; '.join(changes)}")
+                print(
+                    f"--resume: settings other than the run's config.yaml (which records them once the run goes on): {'; '.join(changes)}"
+                )
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None

@@ -5,6 +5,7 @@ bad checkpoints and specs refused by name."""
 
 from __future__ import annotations
 
+import io
 import re
 import zipfile
 from pathlib import Path
@@ -584,6 +585,8 @@ def test_search_prior_specs_are_checked():
 
 
 def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(tmp_path, capsys):
+    import torch
+
     from tardis_envs.cli import main
 
     config = tmp_path / "tiny.yaml"
@@ -608,7 +611,7 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     # (the default one would be refused as another shape), 4 games an evaluation
     assert main(["train", "tardis_run_v0", "--run-dir", str(run), "--resume", "--timesteps", "1500", "--no-progress"]) == 0
     assert (
-        "settings changed from the run's config.yaml, which records them from now on: total_timesteps 1200 -> 1500"
+        "settings other than the run's config.yaml (which records them once the run goes on): total_timesteps 1200 -> 1500"
         in capsys.readouterr().out
     )
     assert load_checkpoint(run / "checkpoints" / "last.zip")[1]["num_timesteps"] >= 1500
@@ -618,6 +621,13 @@ def test_a_tiny_az_run_writes_a_checkpoint_that_eval_plays_and_resume_continues(
     assert (recorded["algo"], recorded["hidden"], recorded["total_timesteps"]) == ("az", 16, 1500)
     assert main(["train", "tardis_run_v0", "--run-dir", str(run), "--resume", "--algo", "ppo", "--no-progress"]) == 2
     assert "config.yaml' records a run of --algo az: give --algo az or leave it out" in capsys.readouterr().err
+    # a resume with another step size learns with it (the saved optimizer state brings the old one)
+    config.write_text(config.read_text().replace("batch_size: 64}", "batch_size: 64, learning_rate: 0.002}"))
+    assert main([*common, "--timesteps", "1800", "--eval-every", "600", "--resume"]) == 0
+    assert "learning_rate 0.001 -> 0.002" in capsys.readouterr().out
+    with zipfile.ZipFile(run / "checkpoints" / "last.zip") as archive:
+        saved = torch.load(io.BytesIO(archive.read("az_optimizer.pt")), weights_only=True)
+    assert {group["lr"] for group in saved["param_groups"]} == {0.002}
     out = tmp_path / "eval"
     best = run / "checkpoints" / "best.zip"
     assert main(["eval", "tardis_run_v0", "--agents", f"az:{best}:sims=2,random", "--games", "4", "--out", str(out)]) == 0

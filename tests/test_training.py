@@ -188,6 +188,19 @@ def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path, capsys):
     other.write_text("env_id: tardis_run_v0\noptions: {max_turns: 200}\ntrain: {net_arch: [64, 64], n_steps: 32, batch_size: 256}\n")
     err = _refused(capsys, ["train", "tardis_run_v0", "--config", str(other), "--run-dir", str(run), "--resume", "--no-progress"])
     assert "max_turns: trained 300, now 200" in err
+    # so is a change to what its model keeps, by name, and the run's record stays as it was
+    record = (run / "config.yaml").read_text()
+    other.write_text("env_id: tardis_run_v0\noptions: {max_turns: 300}\ntrain: {net_arch: [32, 32], n_steps: 32, batch_size: 256}\n")
+    err = _refused(capsys, ["train", "tardis_run_v0", "--config", str(other), "--run-dir", str(run), "--resume", "--no-progress"])
+    assert "'net_arch' was [64, 64] in the run in" in err and "now [32, 32]: its model keeps its own" in err
+    assert (run / "config.yaml").read_text() == record
+    # a run folder's config.yaml that is not a run's record is not taken for one
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "config.yaml").write_text("env_id: tardis_run_v0\ntrain: {n_steps: 32}\n")
+    err = _refused(capsys, ["train", "tardis_run_v0", "--run-dir", str(fake), "--resume"])
+    assert "config.yaml' is not the record a run writes" in err and "give the run's settings with --config" in err
+    assert "--resume: no checkpoint at" in _refused(capsys, train_args("tardis_run_v0", fake, "--resume"))  # --config: passed over
     with pytest.warns(UserWarning, match="max_turns: trained 300, now 1000"):
         make_agent(f"ppo:{checkpoint}", tardis_envs.env_module("tardis_run_v0").Game())
     # eval refuses it too, naming the file
@@ -436,6 +449,12 @@ def test_a_run_record_of_another_algo_or_of_no_trainer_is_refused(tmp_path, caps
         load_config(strange)
     strange.write_text("env_id: tardis_run_v0\ntotal_timesteps: 10\nbackend: rllib\nnum_env_runners: two\n")
     with pytest.raises(ValueError, match="'num_env_runners' must be an integer >= 0, got 'two'"):
+        load_config(strange)
+    strange.write_text("env_id: tardis_run_v0\ntotal_timesteps: 10\nbackend: rllib\nnum_envs_per_env_runner: 0\n")
+    with pytest.raises(ValueError, match="'num_envs_per_env_runner' must be an integer >= 1, got 0"):
+        load_config(strange)
+    strange.write_text("env_id: tardis_run_v0\ntotal_timesteps: 10\nalgo: az\nbackend: rllib\n")
+    with pytest.raises(ValueError, match="a run's record of algo 'az' and backend 'rllib', which no trainer writes"):
         load_config(strange)
 
 

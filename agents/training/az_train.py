@@ -634,6 +634,8 @@ class AZTrainer:
             with zipfile.ZipFile(last) as archive:
                 if OPTIMIZER_MEMBER in archive.namelist():
                     load_optimizer_state(self.optimizer, torch.load(io.BytesIO(archive.read(OPTIMIZER_MEMBER)), weights_only=True))
+            for group in self.optimizer.param_groups:  # the saved state brings the saved settings: the config's apply
+                group["lr"], group["weight_decay"] = config.learning_rate, config.weight_decay
             self.num_timesteps = int(meta["num_timesteps"])
             self.learner_samples = int(meta.get("learner_samples", 0))
             self.seconds_before = float(meta.get("seconds", 0.0))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..search_agent import parse_search_spec
 
@@ -35,6 +35,21 @@ def settings_of(cls: Any, data: dict[str, Any] | None, where: str) -> Any:
 
 @dataclass
 class TrainConfig:
+    KEPT_BY_THE_MODEL: ClassVar[tuple[str, ...]] = (
+        "policy",
+        "net_arch",
+        "learning_rate",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "gamma",
+        "gae_lambda",
+        "ent_coef",
+        "clip_range",
+    )
+    """The settings a resumed run's model keeps from its checkpoint (the SB3 backend's
+    ``MaskablePPO.load`` restores them): a resume that changes one is refused by name."""
+
     env_id: str = "tardis_run_v0"
     """Game to train on."""
     options: dict = field(default_factory=dict)

@@ -311,7 +311,9 @@ class RLlibTrainer:
 
         c = self.config
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "config.yaml").write_text(yaml.safe_dump({**c.to_dict(), "backend": "rllib", **self.scale}, sort_keys=False))
+        record = yaml.safe_dump({**c.to_dict(), "backend": "rllib", **self.scale}, sort_keys=False)
+        if not self.resume:  # a resume's settings replace the run's record once its checks pass
+            (self.run_dir / "config.yaml").write_text(record)
         with filtered_stderr() if self.quiet else contextlib.nullcontext():
             started_ray = not ray.is_initialized()
             if started_ray:
@@ -320,6 +322,7 @@ class RLlibTrainer:
             self.writer = SummaryWriter(str(self.run_dir / "tb" / "rllib"))
             try:
                 self._build()
+                (self.run_dir / "config.yaml").write_text(record)
                 stats = self._loop()
             finally:
                 self.writer.close()

@@ -345,6 +345,14 @@ class Trainer:
         last = self.run_dir / "checkpoints" / "last.zip"
         if self.resume:
             meta = resumable_meta(last, config, self.game, self.run_dir)
+            kept = meta.get("config") or {}
+            changed = [key for key in config.KEPT_BY_THE_MODEL if key in kept and kept[key] != getattr(config, key)]
+            if changed:
+                key = changed[0]
+                raise CheckpointError(
+                    f"--resume: {key!r} was {kept[key]!r} in the run in {str(self.run_dir)!r}, now {getattr(config, key)!r}: its model "
+                    f"keeps its own (a resumed run may not change {', '.join(config.KEPT_BY_THE_MODEL)}; start a new run to)"
+                )
             # a run interrupted before its first evaluation saved no best score (null)
             best = meta.get("best_score")
             self.best_score = -math.inf if best is None else float(best)

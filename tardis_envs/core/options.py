@@ -163,13 +163,13 @@ def load_config(path: str | Path) -> dict:
     if record:
         data = _sections_of_run_record(data)
         run = data["run"]
-        if run["algo"] not in ("ppo", "az") or run["backend"] not in ("sb3", "rllib"):
+        if run["algo"] not in ("ppo", "az") or run["backend"] not in ("sb3", "rllib") or (run["algo"], run["backend"]) == ("az", "rllib"):
             raise ValueError(
                 f"config file {str(path)!r}: a run's record of algo {run['algo']!r} and backend {run['backend']!r}, which no trainer writes"
             )
-        for key in RUN_RECORD_KEYS[2:]:  # an RLlib run's scale
-            if key in run and (isinstance(run[key], bool) or not isinstance(run[key], int) or run[key] < 0):
-                raise ValueError(f"config file {str(path)!r}: {key!r} must be an integer >= 0, got {run[key]!r}")
+        for key, least in zip(RUN_RECORD_KEYS[2:], (0, 1, 0)):  # an RLlib run's scale
+            if key in run and (isinstance(run[key], bool) or not isinstance(run[key], int) or run[key] < least):
+                raise ValueError(f"config file {str(path)!r}: {key!r} must be an integer >= {least}, got {run[key]!r}")
     if not isinstance(data, dict):
         raise ValueError(f"config file {str(path)!r} must be a mapping with keys {', '.join(CONFIG_SECTIONS)}")
     unknown = sorted(set(data) - set(CONFIG_SECTIONS) - ({"run"} if record else set()))
