@@ -156,8 +156,9 @@ def observation_view(meta: dict[str, Any], game):
     return type(game)(**{**game.options, **own}) if own else game
 
 
-def load_model(path: str | Path, game=None, device: str = "cpu"):
-    """``(MaskablePPO model, meta)`` from a checkpoint, checked against ``game`` if given."""
+def load_model(path: str | Path, game=None, device: str = "cpu", env=None):
+    """``(MaskablePPO model, meta)`` from a checkpoint, checked against ``game`` if given; with
+    ``env`` (a VecEnv) the model runs on it, its rollout sized to that env's games."""
     meta = read_meta(path)
     if meta.get("algo") == "az":
         raise CheckpointError(f"checkpoint {str(path)!r} is an az checkpoint (a network for guided search): play it as az:{path}")
@@ -166,7 +167,7 @@ def load_model(path: str | Path, game=None, device: str = "cpu"):
     from sb3_contrib import MaskablePPO
 
     try:
-        model = MaskablePPO.load(str(path), device=device)
+        model = MaskablePPO.load(str(path), env=env, device=device)
     except Exception as exc:  # SB3 raises many kinds on a damaged archive
         raise CheckpointError(f"checkpoint {str(path)!r} could not be loaded: {exc}") from None
     return model, meta

@@ -178,8 +178,8 @@ def take_recorded(args: argparse.Namespace, recorded: dict, config_path: str | N
 def cmd_train(args: argparse.Namespace) -> int:
     from agents.alphazero import LEAF_SEARCHES
     from agents.checkpoint import CheckpointError
-    from agents.training.config import TrainConfig
-    from agents.training.train import Trainer, default_run_dir, setting_changes
+    from agents.training.config import WARM_START_SETTINGS, TrainConfig
+    from agents.training.train import Trainer, default_run_dir, is_leaf_table_run, setting_changes
 
     check_env_id(args.env_id)
     check_seed(args.seed)
@@ -191,6 +191,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     config_path = args.config if args.config is not None or record is None else str(record_path)
     config_data = _config(args.env_id, config_path)
     if record is not None:
+        other = config_data.get("run")  # --config names another run's record
+        if other is not None and other["algo"] != record["run"]["algo"]:
+            raise ValueError(
+                f"--resume: config file {config_path!r} records a run of --algo {other['algo']}, the run in {str(run_dir)!r} is of "
+                f"--algo {record['run']['algo']}"
+            )
         take_recorded(args, record["run"], str(record_path))
     else:
         take_recorded(args, config_data.get("run") or {}, config_path)
@@ -300,10 +306,17 @@ def cmd_train(args: argparse.Namespace) -> int:
         if args.resume:
             scale = {key: getattr(args, key) for key in ("num_env_runners", "num_envs_per_env_runner", "num_learners")}
             changes = setting_changes(run_dir, {**config.to_dict(), **(scale if rllib else {})})
-            if changes:
-                print(
-                    f"--resume: settings other than the run's config.yaml (which records them once the run goes on): {'; '.join(changes)}"
+            # (a leaf-table run may change init_from; one resumed as the other kind is refused by its trainer)
+            warm = [change for change in changes if change[0] in WARM_START_SETTINGS and not leaf and not is_leaf_table_run(run_dir)]
+            if warm:
+                key, before, now = warm[0]
+                raise ValueError(
+                    f"--resume: {key!r} was {before!r} in the run in {str(run_dir)!r}, now {now!r}: a warm start acts at a run's "
+                    "start, not at its resume (start a new run to change it)"
                 )
+            if changes:
+                listed = "; ".join(f"{key} {before!r} -> {now!r}" for key, before, now in changes)
+                print(f"--resume: settings other than the run's config.yaml (which records them once the run goes on): {listed}")
         stats = trainer.run()
     except CheckpointError as exc:
         raise ValueError(str(exc)) from None

@@ -269,7 +269,7 @@ def test_a_resumed_leaf_run_fits_the_tables_of_an_unbroken_one(tmp_path, monkeyp
     network_run = tmp_path / "network" / "checkpoints"
     network_run.mkdir(parents=True)
     (network_run / "last.zip").write_bytes(checkpoint_file("baseline", tardis_envs.make(CHESS).unwrapped.game).read_bytes())
-    (network_run.parent / "config.yaml").write_text(yaml.safe_dump({"env_id": CHESS, "total_timesteps": 10}))
+    (network_run.parent / "config.yaml").write_text(yaml.safe_dump({"env_id": CHESS, "algo": "az", "total_timesteps": 10}))
     assert train(tmp_path, CHESS, two, "--run-dir", str(network_run.parent), "--resume") == 2
     assert "holds no leaf-table run of timelord_chess_v1" in capsys.readouterr().err
     assert np.array_equal(table("whole"), table("broken"))

@@ -4,6 +4,7 @@ extra is not installed."""
 
 import numpy as np
 import pytest
+import yaml
 
 pytest.importorskip("ray.rllib")
 
@@ -158,6 +159,14 @@ def test_ctrl_c_saves_a_checkpoint_and_the_resumed_run_writes_the_run_folder(loc
     before = read_meta(run / "checkpoints" / "last")
     assert before["interrupted"] is True and before["num_timesteps"] > 0
     first = (run / "eval.csv").read_text().splitlines()
+    # a resume with another network shape is refused by name (the module's Ray: no start), and
+    # the run's record stays as it was
+    record = (run / "config.yaml").read_text()
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**yaml.safe_load(record), "net_arch": [7]}))
+    capsys.readouterr()
+    assert main(["train", env_id, "--run-dir", str(run), "--config", str(other), "--resume", "--no-progress"]) == 2
+    assert "'net_arch' was [" in capsys.readouterr().err and (run / "config.yaml").read_text() == record
     # the resumed run continues the same one: more steps, more evaluation rows, the league kept;
     # its first iteration returns no samples (as on a loaded machine: RLlib's counts are NaN)
     # and training goes on with the next

@@ -95,8 +95,9 @@ def test_tiny_training_run_writes_a_checkpoint_that_plays_legally(env_id, tmp_pa
     if env_id != "tardis_run_v0":
         return  # resuming is the same code in every game: one game resumes (a minute saved)
     # resume continues the step count
-    out = train_cli(env_id, run, "--resume", timesteps=5000)
+    out = train_cli(env_id, run, "--resume", "--num-envs", "8", timesteps=5000)  # fewer games: the rollout follows
     assert out.returncode == 0, out.stderr[-3000:]
+    assert "num_envs 16 -> 8" in out.stdout
     assert read_meta(run / "checkpoints" / "last.zip")["num_timesteps"] >= 5000
     rows = (run / "eval.csv").read_text().splitlines()
     steps = [int(float(r.split(",")[0])) for r in rows[1:]]
@@ -193,6 +194,16 @@ def test_wrong_corrupt_and_mismatched_checkpoints_are_refused(tmp_path, capsys):
     other.write_text("env_id: tardis_run_v0\noptions: {max_turns: 300}\ntrain: {net_arch: [32, 32], n_steps: 32, batch_size: 256}\n")
     err = _refused(capsys, ["train", "tardis_run_v0", "--config", str(other), "--run-dir", str(run), "--resume", "--no-progress"])
     assert "'net_arch' was [64, 64] in the run in" in err and "now [32, 32]: its model keeps its own" in err
+    assert (run / "config.yaml").read_text() == record
+    # nor a warm start's settings, which act at a run's start, nor another algo's run record as its config
+    other.write_text(
+        "env_id: tardis_run_v0\noptions: {max_turns: 300}\ntrain: {net_arch: [64, 64], n_steps: 32, batch_size: 256, bc_decisions: 100}\n"
+    )
+    err = _refused(capsys, ["train", "tardis_run_v0", "--config", str(other), "--run-dir", str(run), "--resume", "--no-progress"])
+    assert "'bc_decisions' was 0 in the run in" in err and "a warm start acts at a run's start, not at its resume" in err
+    az_record = ROOT / "docs/results/az/tardis_run_v0/training/config.yaml"
+    err = _refused(capsys, ["train", "tardis_run_v0", "--config", str(az_record), "--run-dir", str(run), "--resume", "--no-progress"])
+    assert "records a run of --algo az, the run in" in err and "is of --algo ppo" in err
     assert (run / "config.yaml").read_text() == record
     # a run folder's config.yaml that is not a run's record is not taken for one
     fake = tmp_path / "fake"

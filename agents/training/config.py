@@ -33,6 +33,11 @@ def settings_of(cls: Any, data: dict[str, Any] | None, where: str) -> Any:
     return cls(**data)
 
 
+WARM_START_SETTINGS = ("bc_decisions", "bc_teacher", "bc_explore", "bc_epochs", "bc_learning_rate", "bc_dagger_rounds", "init_from")
+"""The settings of a run's warm start (PPO's and ``--algo az``'s), which acts at the run's start
+only: a resume that changes one is refused by name."""
+
+
 @dataclass
 class TrainConfig:
     KEPT_BY_THE_MODEL: ClassVar[tuple[str, ...]] = (

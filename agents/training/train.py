@@ -33,11 +33,13 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml
 
 from tardis_envs import env_module
+from tardis_envs.core.options import is_run_record
 from tardis_envs.outputs import check_writable, write_with_fallback
 
 from ..checkpoint import CheckpointError, check_compatible, load_model, model_meta, option_differences, read_meta, write_meta
@@ -81,19 +83,15 @@ def _run_config(path: str | Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def setting_changes(path: str | Path, now: dict) -> list[str]:
+def setting_changes(path: str | Path, now: dict) -> list[tuple[str, Any, Any]]:
     """The settings of ``now`` (a config's ``to_dict()``) that differ from those the run in
-    ``path`` recorded in its ``config.yaml``, as ``"key old -> new"``; none where it recorded
+    ``path`` recorded in its ``config.yaml``, as ``(key, recorded, now)``; none where it recorded
     none. The rule options are left out: a run resumes only under its own
     (:func:`resumable_meta`)."""
     recorded = _run_config(path)
-    if recorded is None:
+    if recorded is None or not is_run_record(recorded):
         return []
-    return [
-        f"{key} {recorded.get(key)!r} -> {value!r}"
-        for key, value in now.items()
-        if key not in ("options", "algo") and recorded.get(key) != value
-    ]
+    return [(key, recorded.get(key), value) for key, value in now.items() if key not in ("options", "algo") and recorded.get(key) != value]
 
 
 def is_leaf_table_run(path: str | Path) -> bool:
@@ -372,8 +370,7 @@ class Trainer:
         )
         self.venv = VecMonitor(games)
         if self.resume:
-            self.model, _ = load_model(last, self.game)
-            self.model.set_env(self.venv)
+            self.model, _ = load_model(last, self.game, env=self.venv)  # num_envs may change: the rollout follows it
             self.model.tensorboard_log = str(self.run_dir / "tb")
         else:
             policy, policy_kwargs = policy_spec(config.policy, self.game, config.net_arch)
