@@ -455,18 +455,15 @@ def test_a_run_record_of_another_algo_or_of_no_trainer_is_refused(tmp_path, caps
     assert main(["train", "keys_to_the_tardis_v0", "--config", str(az_record), "--run-dir", str(tmp_path / "run")]) == 2
     assert "is for 'tardis_run_v0', not 'keys_to_the_tardis_v0'" in capsys.readouterr().err
     strange = tmp_path / "config.yaml"
-    strange.write_text("env_id: tardis_run_v0\nalgo: dqn\ntotal_timesteps: 10\n")
-    with pytest.raises(ValueError, match="a run's record of algo 'dqn' and backend 'sb3', which no trainer writes"):
-        load_config(strange)
-    strange.write_text("env_id: tardis_run_v0\ntotal_timesteps: 10\nbackend: rllib\nnum_env_runners: two\n")
-    with pytest.raises(ValueError, match="'num_env_runners' must be an integer >= 0, got 'two'"):
-        load_config(strange)
-    strange.write_text("env_id: tardis_run_v0\ntotal_timesteps: 10\nbackend: rllib\nnum_envs_per_env_runner: 0\n")
-    with pytest.raises(ValueError, match="'num_envs_per_env_runner' must be an integer >= 1, got 0"):
-        load_config(strange)
-    strange.write_text("env_id: tardis_run_v0\ntotal_timesteps: 10\nalgo: az\nbackend: rllib\n")
-    with pytest.raises(ValueError, match="a run's record of algo 'az' and backend 'rllib', which no trainer writes"):
-        load_config(strange)
+    for record, message in (
+        ("algo: dqn", "a run's record of algo 'dqn' and backend 'sb3', which no trainer writes"),
+        ("backend: rllib\nnum_env_runners: two", "'num_env_runners' must be an integer >= 0, got 'two'"),
+        ("backend: rllib\nnum_envs_per_env_runner: 0", "'num_envs_per_env_runner' must be an integer >= 1, got 0"),
+        ("algo: az\nbackend: rllib", "a run's record of algo 'az' and backend 'rllib', which no trainer writes"),
+    ):
+        strange.write_text(f"env_id: tardis_run_v0\ntotal_timesteps: 10\n{record}\n")
+        with pytest.raises(ValueError, match=message):
+            load_config(strange)
 
 
 def test_an_rllib_runs_record_gives_its_backend_and_scale_where_the_flags_leave_them_out(tmp_path):
