@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import ENV_IDS, __version__, check_env_id, env_module, short_name
-from .core.options import is_run_record, load_config, read_yaml
+from .core.options import load_config
 from .core.rng import check_seed as seed_accepted
 from .outputs import check_writable, claim_folder, write_with_fallback
 
@@ -150,8 +150,9 @@ def run_record(path: Path, needed: bool) -> dict | None:
     if not path.is_file():
         return None
     try:
-        if is_run_record(read_yaml(path)):
-            return load_config(path)
+        data = load_config(path)
+        if "run" in data:
+            return data
         problem = f"{str(path)!r} is not the record a run writes (its settings at the top level, with env_id and total_timesteps)"
     except ValueError as exc:
         problem = str(exc)
@@ -178,8 +179,8 @@ def take_recorded(args: argparse.Namespace, recorded: dict, config_path: str | N
 def cmd_train(args: argparse.Namespace) -> int:
     from agents.alphazero import LEAF_SEARCHES
     from agents.checkpoint import CheckpointError
-    from agents.training.config import WARM_START_SETTINGS, TrainConfig
-    from agents.training.train import Trainer, default_run_dir, is_leaf_table_run, setting_changes
+    from agents.training.config import TrainConfig
+    from agents.training.train import Trainer, default_run_dir, setting_changes
 
     check_env_id(args.env_id)
     check_seed(args.seed)
@@ -306,14 +307,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         if args.resume:
             scale = {key: getattr(args, key) for key in ("num_env_runners", "num_envs_per_env_runner", "num_learners")}
             changes = setting_changes(run_dir, {**config.to_dict(), **(scale if rllib else {})})
-            # (a leaf-table run may change init_from; one resumed as the other kind is refused by its trainer)
-            warm = [change for change in changes if change[0] in WARM_START_SETTINGS and not leaf and not is_leaf_table_run(run_dir)]
-            if warm:
-                key, before, now = warm[0]
-                raise ValueError(
-                    f"--resume: {key!r} was {before!r} in the run in {str(run_dir)!r}, now {now!r}: a warm start acts at a run's "
-                    "start, not at its resume (start a new run to change it)"
-                )
             if changes:
                 listed = "; ".join(f"{key} {before!r} -> {now!r}" for key, before, now in changes)
                 print(f"--resume: settings other than the run's config.yaml (which records them once the run goes on): {listed}")

@@ -71,7 +71,7 @@ from ..alphazero import (
 )
 from ..checkpoint import CheckpointError, read_meta
 from ..tournament import rearm_ctrl_c
-from .config import check_opponents, settings_of
+from .config import WARM_START_ONLY, WARM_START_SETTINGS, check_opponents, settings_of
 from .memory import keep_freed_memory
 from .replay import ReplayBuffer
 from .selfplay import OpponentPool
@@ -83,6 +83,7 @@ from .train import (
     open_run_dir,
     progress_format,
     read_history,
+    refuse_changed_settings,
     resumable_meta,
     write_report,
 )
@@ -629,6 +630,7 @@ class AZTrainer:
             net, meta = load_checkpoint(last, game)
             if net.shape != self.net.shape:
                 raise CheckpointError(f"--resume: {str(last)!r} holds a network of shape {net.shape}, the config asks {self.net.shape}")
+            refuse_changed_settings(meta.get("config") or {}, config.to_dict(), WARM_START_SETTINGS, self.run_dir, WARM_START_ONLY)
             self.net = net
             self.optimizer = learner_optimizer(self.net, config)
             with zipfile.ZipFile(last) as archive:

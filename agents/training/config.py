@@ -35,7 +35,8 @@ def settings_of(cls: Any, data: dict[str, Any] | None, where: str) -> Any:
 
 WARM_START_SETTINGS = ("bc_decisions", "bc_teacher", "bc_explore", "bc_epochs", "bc_learning_rate", "bc_dagger_rounds", "init_from")
 """The settings of a run's warm start (PPO's and ``--algo az``'s), which acts at the run's start
-only: a resume that changes one is refused by name."""
+only: a resume that changes one is refused by name (:data:`WARM_START_ONLY`)."""
+WARM_START_ONLY = "a warm start acts at a run's start, not at its resume (start a new run to change it)"
 
 
 @dataclass

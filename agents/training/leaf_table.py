@@ -589,7 +589,7 @@ class LeafTableTrainer:
         """The metadata of the run's last checkpoint, checked for ``--resume``: a leaf-table run
         of this game, under the same rule options and the same settings but those a resumed run
         may change (:data:`LeafTableConfig.RESUMABLE_CHANGES`)."""
-        from .train import resumable_meta
+        from .train import refuse_changed_settings, resumable_meta
 
         config = self.config
 
@@ -606,13 +606,13 @@ class LeafTableTrainer:
 
         meta = resumable_meta(last, config, self.game, self.run_dir, trained_options)
         recorded, now = meta["leaf_run"]["config"], config.to_dict()
-        changed = [key for key in now if key not in ("options", *config.RESUMABLE_CHANGES) and recorded.get(key) != now[key]]
-        if changed:
-            key = changed[0]
-            raise CheckpointError(
-                f"--resume: {key!r} was {recorded.get(key)!r} in the run in {str(self.run_dir)!r}, now {now[key]!r}: the next rounds "
-                f"would not be the run's (a resumed run may change only {', '.join(config.RESUMABLE_CHANGES)})"
-            )
+        refuse_changed_settings(
+            {key: recorded.get(key) for key in now},  # a setting the run did not record counts as changed
+            now,
+            [key for key in now if key not in ("options", *config.RESUMABLE_CHANGES)],
+            self.run_dir,
+            f"the next rounds would not be the run's (a resumed run may change only {', '.join(config.RESUMABLE_CHANGES)})",
+        )
         return meta
 
     def _evaluate(self, last: Path) -> dict[str, dict]:

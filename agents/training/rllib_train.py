@@ -67,6 +67,7 @@ from .train import (
     open_run_dir,
     read_history,
     rearm_ctrl_c,
+    refuse_changed_settings,
     resumable_meta,
     write_report,
 )
@@ -231,12 +232,13 @@ class RLlibTrainer:
                 )
             if meta.get("backend") != "rllib":
                 raise CheckpointError(f"--resume: {str(last)!r} was not written by the rllib backend")
-            trained_arch = (meta.get("config") or {}).get("net_arch")
-            if trained_arch is not None and trained_arch != c.net_arch:
-                raise CheckpointError(
-                    f"--resume: 'net_arch' was {trained_arch!r} in the run in {str(self.run_dir)!r}, now {c.net_arch!r}: its "
-                    "network keeps its own shape (start a new run to change it)"
-                )
+            refuse_changed_settings(
+                meta.get("config") or {},
+                c.to_dict(),
+                ("net_arch",),
+                self.run_dir,
+                "its network keeps its own shape (start a new run to change it)",
+            )
             self.snapshots = list(meta.get("snapshots") or [])
         self.algo = ppo_config(
             c.env_id,

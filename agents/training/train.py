@@ -47,7 +47,7 @@ from ..heuristics import HeuristicAgent
 from ..policy_agent import PolicyAgent
 from ..random_agent import RandomAgent
 from ..tournament import play_match, rearm_ctrl_c, team_match
-from .config import TrainConfig
+from .config import WARM_START_ONLY, WARM_START_SETTINGS, TrainConfig
 from .policies import policy_spec
 from .selfplay import OpponentPool, SelfPlayVecEnv
 
@@ -102,9 +102,8 @@ def is_leaf_table_run(path: str | Path) -> bool:
 
 
 def is_run_folder(path: str | Path) -> bool:
-    """Whether ``path`` holds a training run: a ``config.yaml`` that is a train config."""
-    data = _run_config(path)
-    return (data is not None and "env_id" in data and "total_timesteps" in data) or is_leaf_table_run(path)
+    """Whether ``path`` holds a training run: a ``config.yaml`` that is a run's record (:func:`is_run_record`)."""
+    return is_run_record(_run_config(path))
 
 
 def run_files(path: str | Path) -> list[Path]:
@@ -295,6 +294,15 @@ def resumable_meta(last: Path, config, game, run_dir: Path, trained_options=None
     return meta
 
 
+def refuse_changed_settings(recorded: dict, now: dict, keys, run_dir: Path, why: str) -> None:
+    """``--resume``'s refusal, by name, of the first of ``keys`` whose value in ``now`` (the
+    config's settings) differs from ``recorded`` (the run's, from its checkpoint); a key the run
+    did not record is passed over. ``why`` says what the change would break."""
+    for key in keys:
+        if key in recorded and recorded[key] != now[key]:
+            raise CheckpointError(f"--resume: {key!r} was {recorded[key]!r} in the run in {str(run_dir)!r}, now {now[key]!r}: {why}")
+
+
 def read_history(run_dir: Path) -> list[dict]:
     """The rows of a run's eval.csv (empty before its first evaluation)."""
     path = Path(run_dir) / "eval.csv"
@@ -343,14 +351,15 @@ class Trainer:
         last = self.run_dir / "checkpoints" / "last.zip"
         if self.resume:
             meta = resumable_meta(last, config, self.game, self.run_dir)
-            kept = meta.get("config") or {}
-            changed = [key for key in config.KEPT_BY_THE_MODEL if key in kept and kept[key] != getattr(config, key)]
-            if changed:
-                key = changed[0]
-                raise CheckpointError(
-                    f"--resume: {key!r} was {kept[key]!r} in the run in {str(self.run_dir)!r}, now {getattr(config, key)!r}: its model "
-                    f"keeps its own (a resumed run may not change {', '.join(config.KEPT_BY_THE_MODEL)}; start a new run to)"
-                )
+            recorded, now = meta.get("config") or {}, config.to_dict()
+            refuse_changed_settings(recorded, now, WARM_START_SETTINGS, self.run_dir, WARM_START_ONLY)
+            refuse_changed_settings(
+                recorded,
+                now,
+                config.KEPT_BY_THE_MODEL,
+                self.run_dir,
+                f"its model keeps its own (a resumed run may not change {', '.join(config.KEPT_BY_THE_MODEL)}; start a new run to)",
+            )
             # a run interrupted before its first evaluation saved no best score (null)
             best = meta.get("best_score")
             self.best_score = -math.inf if best is None else float(best)
