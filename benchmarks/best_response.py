@@ -11,6 +11,14 @@ first position, and the heuristic's own under the same model) as a check of the 
     python benchmarks/best_response.py gallifrey_duel_v1 --games 2000 --seed 0
     python benchmarks/best_response.py gallifrey_duel_v1 --config configs/gallifrey/contest_deadly.yaml
 
+``--counting-bound N`` plays no games: over every fight setting the rules deal (each pair of
+characters and each scene, both seats), it bounds what any player who sees only its seat's
+information, counting the cards or not, can win against the heuristic (``counting_bounds``:
+an information relaxation, the mean over ``N`` random orders of the Time Deck per setting and
+seat), beside the best response's own value under the full-deck model over the same settings:
+
+    python benchmarks/best_response.py gallifrey_duel_v1 --counting-bound 2 --seed 0
+
 Only the duel's heuristic has an exact best response here. Results: ``docs/results/az/``.
 """
 
@@ -18,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -72,12 +81,97 @@ def predicted(game, states: np.ndarray, seats: np.ndarray, weights: np.ndarray, 
     return total / len(states)
 
 
+def fight_settings(game) -> list[tuple[int, int, int]]:
+    """Every (character of seat 0, character of seat 1, scene) the rules deal, all equally likely
+    (a pair or scene fixed by the options stays fixed)."""
+    from tardis_envs.games.gallifrey.content import T_NUM_CHARACTERS, T_NUM_SCENES, T_PAIR, T_SCENE
+
+    t = game.tables
+    seat0, seat1 = ([int(t[T_PAIR + s])] if t[T_PAIR + s] >= 0 else range(int(t[T_NUM_CHARACTERS])) for s in (0, 1))
+    scenes = [int(t[T_SCENE])] if t[T_SCENE] >= 0 else range(int(t[T_NUM_SCENES]))
+    return [(a, b, scene) for a in seat0 for b in seat1 for scene in scenes]
+
+
+def deck_orders(game, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` random orders of the Time Deck, as many whole shuffles as a fight can draw."""
+    from tardis_envs.games.gallifrey.content import DECK_SIZE, T_MAX_EXCHANGES
+
+    shuffles = -(-2 * int(game.tables[T_MAX_EXCHANGES]) // DECK_SIZE)
+    return np.stack([np.concatenate([rng.permutation(DECK_SIZE) for _ in range(shuffles)]) for _ in range(count)]).astype(np.int64)
+
+
+def counting_bound(game, weights: np.ndarray, orders: int, seed: int) -> dict:
+    """Over every fight setting and both seats: the best response's value under the full-deck
+    model and the mean of ``counting_bounds`` over ``orders`` random deck orders, per seat
+    (``values[seat]``, ``bounds[seat]``: one entry per setting of ``settings``; ``orders[seat]``:
+    each order's bound; ``spread[seat]``: the standard deviation of each setting's orders)."""
+    from tardis_envs.games.gallifrey.rules import set_fight
+
+    kernels = game.heuristic
+    rng = np.random.default_rng(seed)
+    settings = fight_settings(game)
+    out = {"settings": settings, "values": np.zeros((2, len(settings))), "orders": np.zeros((2, len(settings), orders))}
+    for k, (first, second, scene) in enumerate(settings):
+        state = game.new_state(0)
+        set_fight(state, game.tables, first, second, scene)
+        start = kernels.fight_position(state, game.tables)
+        for seat in (0, 1):
+            values = kernels.best_response_values(state, game.tables, weights, seat, False)
+            out["values"][seat, k] = values[0, start]
+            out["orders"][seat, k] = kernels.counting_bounds(state, game.tables, weights, seat, deck_orders(game, orders, rng))
+    out["bounds"] = out["orders"].mean(axis=2)
+    out["spread"] = out["orders"].std(axis=2, ddof=1)
+    return out
+
+
+def save_counting_bound(result: dict, game, path: str) -> None:
+    """:func:`counting_bound`'s every setting and seat as CSV: the characters, the scene, the seat,
+    the best response's full-deck value and the bound of each deck order."""
+    import csv
+
+    content = game.content
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        orders = result["orders"].shape[2]
+        writer.writerow(["first", "second", "scene", "seat", "best_response"] + [f"bound_{r + 1}" for r in range(orders)])
+        for k, (first, second, scene) in enumerate(result["settings"]):
+            for seat in (0, 1):
+                names = [content.characters[first].name, content.characters[second].name, content.scenes[scene].name]
+                writer.writerow([*names, seat, f"{result['values'][seat, k]:.6f}", *(f"{b:.6f}" for b in result["orders"][seat, k])])
+
+
+def format_counting_bound(result: dict, orders: int) -> str:
+    """The per-seat table of :func:`counting_bound`: a setting's bound counts as at most 1 (no
+    player wins more than every fight); the interval is 1.96 standard errors of the mean over
+    the settings' orders."""
+    lines = ["seat    best response (full-deck model)   bound on any fair player, counting or not (95%)   settings bounded above 1"]
+    for name, seats in (("first", [0]), ("second", [1]), ("both", [0, 1])):
+        values = result["values"][seats]
+        bounds = result["bounds"][seats]
+        capped = np.minimum(bounds, 1.0)
+        error = np.sqrt(np.where(bounds < 1.0, result["spread"][seats] ** 2, 0.0).sum() / orders) / bounds.size
+        lines.append(
+            f"{name:<7} {100 * values.mean():>6.2f}%{'':<27}{100 * capped.mean():>6.2f}% "
+            f"[{100 * (capped.mean() - 1.96 * error):.2f}, {100 * (capped.mean() + 1.96 * error):.2f}]{'':<24}{int((bounds > 1.0).sum())} of {bounds.size}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("env_id")
     parser.add_argument("--games", type=int, default=2000, help="seat-swapped games (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="game g is seeded seed + g, as in tardis-envs eval")
     parser.add_argument("--config", help="YAML config whose options set the rules (default: the game's defaults, as in its default config)")
+    parser.add_argument(
+        "--counting-bound",
+        type=int,
+        metavar="ORDERS",
+        help="play no games: bound what counting the cards could add, over every fight setting, with ORDERS random deck orders each (at least 2)",
+    )
+    parser.add_argument(
+        "--save", metavar="CSV", help="with --counting-bound: also write every setting's values and bounds to this CSV file"
+    )
     args = parser.parse_args(argv)
 
     import tardis_envs
@@ -100,6 +194,23 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--games {args.games}: a positive even number (seats swap every other game)")
     heuristic = make_agent("heuristic", game)
     assert isinstance(heuristic, HeuristicAgent)
+    if args.save and args.counting_bound is None:
+        parser.error("--save writes the bound's settings: it needs --counting-bound")
+    if args.save and (Path(args.save).exists() or not Path(args.save).resolve().parent.is_dir()):
+        parser.error(f"--save {args.save}: name a new file in a folder that exists (an existing file is not replaced)")
+    if args.counting_bound is not None:
+        if args.counting_bound < 2:
+            parser.error(f"--counting-bound {args.counting_bound}: at least 2 deck orders a setting (their spread gives the interval)")
+        started = time.perf_counter()
+        bound = counting_bound(game, heuristic.weights, args.counting_bound, args.seed)
+        print(format_counting_bound(bound, args.counting_bound))
+        if args.save:
+            save_counting_bound(bound, game, args.save)
+        settings = bound["values"].shape[1]
+        print(
+            f"{settings} fight settings x 2 seats, {args.counting_bound} deck orders each (seed {args.seed}), in {time.perf_counter() - started:.0f} s"
+        )
+        return 0
     agent = BestResponse(game, heuristic.weights)
     started = time.perf_counter()
     result = play_match(args.env_id, [agent, heuristic], [agent.name, "heuristic"], args.games, seed=args.seed, options=options)

@@ -1,6 +1,7 @@
 """The exact best response to the duel heuristic (``heuristic.best_response_values``): the last
 exchange against brute force over every legal choice and every draw, the heuristic's own value
-below it, its predictions against played fights, and what it reads."""
+below it, its predictions against played fights, and what it reads. The bound on counting the
+cards (``heuristic.counting_bounds``): its exchanges against brute force over the cards left."""
 
 import runpy
 from pathlib import Path
@@ -230,3 +231,156 @@ def test_the_benchmark_plays_and_refuses(capsys, tmp_path):
     with pytest.raises(SystemExit):
         module["main"](["gallifrey_duel_v1", "--games", "5"])
     assert "even" in capsys.readouterr().err
+
+
+def exchange_counting_cards(game, state, seat, left, going_on, realised=None):
+    """The chance that ``seat`` wins from the exchange of ``state`` when the cards still in the
+    deck are ``left`` and it counts them: for each insistence of its own, the best of every legal
+    choice against the heuristic under each insistence of the other's, over every ordered pair of
+    different cards of ``left`` (seat 0 draws first; with one card left, seat 1 draws from a new
+    shuffle of all 36). A fight that goes on is worth ``going_on(position)``. ``realised``:
+    ``(cards, beyond)``, each choice also gets ``beyond(position, cards drawn)`` of the position
+    the exchange goes on from when the sides that draw get ``cards`` (seat 0 the first)."""
+    tables = game.tables
+    other = 1 - seat
+    p_forced = game.options["forced_draw_p"]
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def play(mine, first, second, cards):
+        t = mine.copy()
+        t[DECK_POS] = 0
+        t[DECK : DECK + len(cards)] = cards
+        t[CURRENT_PLAYER] = 0
+        rules.step(t, tables, first)
+        rules.step(t, tables, second)
+        return t
+
+    total = 0.0
+    for forced in (0, 1):
+        mine = state.copy()
+        mine[side(seat, F_FORCED)] = forced
+        mine[CURRENT_PLAYER] = seat
+        mine[PENDING] = -1
+        rules.legal_mask(mine, tables, mask)
+        replies = []
+        for other_forced in (0, 1):
+            theirs = mine.copy()
+            theirs[CURRENT_PLAYER] = other
+            theirs[side(other, F_FORCED)] = other_forced
+            replies.append((p_forced if other_forced else 1 - p_forced, heuristic.choose(theirs, tables, WEIGHTS)))
+        best = -np.inf
+        for action in np.flatnonzero(mask):
+            won = 0.0
+            for p, reply in replies:
+                first, second = (action, reply) if seat == 0 else (reply, action)
+                draws = [action_card(a) == CARD_DRAW for a in (first, second)]
+                if draws[0] and draws[1]:
+                    deals = [(a, b) for a in left for b in left if a != b] if len(left) > 1 else [(left[0], b) for b in range(DECK_SIZE)]
+                elif draws[0] or draws[1]:
+                    deals = [(a,) for a in left]
+                else:
+                    deals = [()]
+                for cards in deals:
+                    t = play(mine, first, second, cards)
+                    if t[STATUS] == TERMINATED:
+                        won += p / len(deals) * (t[WINNER] == seat)
+                    elif t[STATUS] == RUNNING:
+                        won += p / len(deals) * going_on(t)
+                if realised is not None:
+                    cards, beyond = realised
+                    t = play(mine, first, second, cards[: sum(draws)])
+                    if t[STATUS] == RUNNING:
+                        won += p * beyond(t, sum(draws))
+            best = max(best, won)
+        total += (p_forced if forced else 1 - p_forced) * best
+    return total
+
+
+def deck_order(seed, shuffles):
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.permutation(DECK_SIZE) for _ in range(shuffles)]).astype(np.int64)
+
+
+def test_the_counting_bound_of_one_exchange_is_its_full_deck_value():
+    """Before any card is drawn, one who counts the cards expects what the full deck gives, and a
+    fight of one exchange has nothing after it to know: every order bounds it at its value."""
+    game = gallifrey_duel_v1.Game(pair="The Doctor, The Master", scene="Skaro corridor", max_exchanges=1)
+    state = game.new_state(0)
+    orders = np.stack([deck_order(seed, 1) for seed in range(3)])
+    for seat in (0, 1):
+        value = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)[0, heuristic.fight_position(state, game.tables)]
+        assert 0.0 < value < 1.0
+        np.testing.assert_allclose(heuristic.counting_bounds(state, game.tables, WEIGHTS, seat, orders), value, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "options, seat",
+    [
+        # the scene's Flux card is the Cyberman's War card
+        (dict(pair="Dalek, Cyberman", threat="dangerous"), 1),
+        # contest: who attacks changes with the exchange; both with an Edge
+        (dict(pair="Sontaran, UNIT Soldier", threat="deadly", mode="contest", forced_draw_p=0.5), 0),
+    ],
+)
+def test_the_counting_bound_counts_the_cards_left(options, seat):
+    """The bound's last two exchanges, by brute force over the rules' own step. In the last: the
+    best chance of winning over every ordered pair of the cards left in this order's shuffle (the
+    drawn cards are public), from none drawn to a shuffle's last card and past it. In the one
+    before: each choice valued by the full-deck values of what it leads to over the cards left,
+    plus what this order's own cards make of the last exchange beyond those values."""
+    exchanges = 19  # room for 36 cards drawn before the last exchange
+    game = gallifrey_duel_v1.Game(scene="Telos, the tombs", max_exchanges=exchanges, **options)
+    state = position(game, injuries=(1, 1))
+    order = deck_order(7, 2)
+    outcomes = heuristic.fight_outcomes(state, game.tables, WEIGHTS, seat)
+    values = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)
+    bound = heuristic.counting_bound_values(game.tables, outcomes, values, order)
+    here = heuristic.fight_position(state, game.tables)
+    last = exchanges - 1
+
+    def left(drawn):
+        return list(order[drawn : (drawn // DECK_SIZE + 1) * DECK_SIZE])
+
+    state[EXCHANGE] = last
+    for drawn in (0, 1, 17, 34, 35, 36):
+        expected = exchange_counting_cards(game, state, seat, left(drawn), lambda after: 0.0)
+        assert bound[last, here, drawn] == pytest.approx(expected, abs=1e-12), drawn
+
+    def at(after):
+        return heuristic.fight_position(after, game.tables)
+
+    state[EXCHANGE] = last - 1
+    for drawn in (0, 20, 34):  # at most 34 drawn in 17 exchanges; after 34, the last goes on past the shuffle
+        expected = exchange_counting_cards(
+            game,
+            state,
+            seat,
+            left(drawn),
+            lambda after: values[last, at(after)],
+            realised=(order[drawn : drawn + 2], lambda after, n: bound[last, at(after), drawn + n] - values[last, at(after)]),
+        )
+        assert bound[last - 1, here, drawn] == pytest.approx(expected, abs=1e-12), drawn
+    assert len({round(bound[last - 1, here, drawn], 9) for drawn in (0, 20, 34)}) == 3  # the cards left matter
+
+
+def test_the_benchmark_bounds_counting_the_cards(capsys, tmp_path):
+    module = runpy.run_path(str(BENCHMARK))
+    config = tmp_path / "pair.yaml"
+    config.write_text("env_id: gallifrey_duel_v1\noptions: {pair: 'Dalek, Cyberman', scene: 'Skaro corridor', max_exchanges: 8}\n")
+    saved = tmp_path / "bound.csv"
+    assert module["main"](["gallifrey_duel_v1", "--counting-bound", "2", "--config", str(config), "--save", str(saved)]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line for line in out.splitlines()[1:4]}
+    assert set(rows) == {"first", "second", "both"} and "1 fight settings x 2 seats, 2 deck orders each" in out
+    lines = saved.read_text().splitlines()
+    assert lines[0] == "first,second,scene,seat,best_response,bound_1,bound_2" and len(lines) == 3
+    assert lines[1].startswith("Dalek,Cyberman,Skaro corridor,0,")
+    for args, message in [
+        (["--counting-bound", "1"], "at least 2 deck orders"),
+        (["--counting-bound", "2", "--save", str(saved)], "an existing file is not replaced"),
+        (["--save", str(tmp_path / "new.csv")], "it needs --counting-bound"),
+    ]:
+        with pytest.raises(SystemExit):
+            module["main"](["gallifrey_duel_v1", "--config", str(config), *args])
+        assert message in capsys.readouterr().err
+    assert saved.read_text().splitlines() == lines

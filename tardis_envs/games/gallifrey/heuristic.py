@@ -31,13 +31,21 @@ maximised is the chance of winning (a draw and a truncated fight count as not wo
 only what the responding seat may know, so no agent that sees only what its seat sees wins
 more against this heuristic, up to counting the cards. It is a measure, not an agent to ship:
 it knows its opponent's rules of thumb (``benchmarks/best_response.py`` plays it).
+
+What counting the cards could add (:func:`counting_bounds`): counting makes the cards left part
+of the position, far too many positions to solve, so it is bounded instead, by an information
+relaxation. A player told the deck's whole order, who pays each exchange what its cards were
+worth beyond what one counting them expected (valued by the best response's values), wins on
+average at least what any fair player wins, counting or not; its best play for one order is a
+dynamic programme over the exchanges, the positions and the cards drawn, and the bound is its
+mean over random orders.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...core.jit import njit, njit_alloc, njit_parallel, prange
+from ...core.jit import njit, njit_alloc, njit_parallel, njit_parallel_alloc, prange
 from ...core.state import CURRENT_PLAYER, RUNNING, STATUS, TERMINATED, copy_state
 from .content import (
     C_ACQUIRED,
@@ -185,26 +193,35 @@ def response_choices(state, tables, seat, out):
     return n
 
 
-@njit
-def card_kinds(state, tables, seat, cards, odds):
+@njit_alloc
+def card_kinds(state, tables, seat):
     """The Time Deck's cards grouped by what they do when ``seat`` draws them (levels and
-    escalation): one card of each kind into ``cards``, its share of the 36 into ``odds``;
-    returns the number of kinds."""
+    escalation): (the kind of each of the 36 cards, one card of each kind)."""
+    kind = np.empty(DECK_SIZE, np.int64)
+    cards = np.empty(DECK_SIZE, np.int64)
     n = 0
     for card in range(DECK_SIZE):
         levels = card_levels(state, tables, seat, card, False)
         escalation = tables[T_CARD_ESCALATION + card]
-        kind = n
-        for k in range(n):
-            if card_levels(state, tables, seat, cards[k], False) == levels and tables[T_CARD_ESCALATION + cards[k]] == escalation:
-                kind = k
+        k = n
+        for j in range(n):
+            if card_levels(state, tables, seat, cards[j], False) == levels and tables[T_CARD_ESCALATION + cards[j]] == escalation:
+                k = j
                 break
-        if kind == n:
+        if k == n:
             cards[n] = card
-            odds[n] = 0.0
             n += 1
-        odds[kind] += 1.0 / DECK_SIZE
-    return n
+        kind[card] = k
+    return kind, cards[:n].copy()
+
+
+@njit_alloc
+def _full_deck_odds(kind, n):
+    """Each kind's share of the full deck of 36, ``kind`` as :func:`card_kinds` gives it."""
+    odds = np.zeros(n)
+    for card in range(DECK_SIZE):
+        odds[kind[card]] += 1.0 / DECK_SIZE
+    return odds
 
 
 def fight_setting(state: np.ndarray) -> np.ndarray:
@@ -316,14 +333,41 @@ def _outcomes(position, tables, seat, choice, replies, kinds, scratch, reached, 
 
 @njit_alloc
 def _kinds_of(state, tables):
-    """:func:`card_kinds` of seat 0 and seat 1, as (cards, odds, cards, odds) of their lengths."""
-    cards0 = np.empty(DECK_SIZE, np.int64)
-    cards1 = np.empty(DECK_SIZE, np.int64)
-    odds0 = np.empty(DECK_SIZE)
-    odds1 = np.empty(DECK_SIZE)
-    n0 = card_kinds(state, tables, 0, cards0, odds0)
-    n1 = card_kinds(state, tables, 1, cards1, odds1)
-    return cards0[:n0].copy(), odds0[:n0].copy(), cards1[:n1].copy(), odds1[:n1].copy()
+    """:func:`card_kinds`' cards of seat 0 with their shares of the full deck, then seat 1's:
+    (cards, odds, cards, odds)."""
+    kind0, cards0 = card_kinds(state, tables, 0)
+    kind1, cards1 = card_kinds(state, tables, 1)
+    return cards0, _full_deck_odds(kind0, cards0.shape[0]), cards1, _full_deck_odds(kind1, cards1.shape[0])
+
+
+@njit_alloc
+def _fight_to_come(state):
+    """A copy of ``state`` as a fight still to come (a finished fight's setting is valued as one):
+    running, choosing, no committed choice, no defeat."""
+    position = state.copy()
+    position[STATUS] = RUNNING
+    position[PHASE] = PHASE_CHOOSE
+    position[WINNER] = -1
+    position[PENDING] = -1
+    position[side(0, F_DEFEAT)] = 0
+    position[side(1, F_DEFEAT)] = 0
+    return position
+
+
+@njit
+def _set_position(position, here, rows1, edges0, edges1):
+    """Write position ``here`` (:func:`fight_position`'s index) into ``position``."""
+    rest, used1 = divmod(here, 2)
+    rest, used0 = divmod(rest, 2)
+    rest, left1 = divmod(rest, edges1)
+    rest, left0 = divmod(rest, edges0)
+    injuries0, injuries1 = divmod(rest, rows1)
+    position[side(0, F_INJURIES)] = injuries0
+    position[side(1, F_INJURIES)] = injuries1
+    position[side(0, F_EDGES_LEFT)] = left0
+    position[side(1, F_EDGES_LEFT)] = left1
+    position[side(0, F_ACQUIRED_USED)] = used0
+    position[side(1, F_ACQUIRED_USED)] = used1
 
 
 @njit_alloc
@@ -355,13 +399,7 @@ def best_response_values(state, tables, weights, seat, follow):
     positions = rows0 * rows1 * edges0 * edges1 * 4
     parities = 2 if tables[T_MODE] == MODE_CONTEST else 1
     kinds = _kinds_of(state, tables)
-    position = state.copy()
-    position[STATUS] = RUNNING  # a finished fight's setting is valued as a fight still to come
-    position[PHASE] = PHASE_CHOOSE
-    position[WINNER] = -1
-    position[PENDING] = -1
-    position[side(0, F_DEFEAT)] = 0
-    position[side(1, F_DEFEAT)] = 0
+    position = _fight_to_come(state)
     scratch = state.copy()
     choices = np.empty(MAX_RESPONSES, np.int64)
     reached = np.zeros(positions)
@@ -379,17 +417,7 @@ def best_response_values(state, tables, weights, seat, follow):
     for parity in range(parities):
         position[EXCHANGE] = parity
         for here in range(positions):
-            rest, used1 = divmod(here, 2)
-            rest, used0 = divmod(rest, 2)
-            rest, left1 = divmod(rest, edges1)
-            rest, left0 = divmod(rest, edges0)
-            injuries0, injuries1 = divmod(rest, rows1)
-            position[side(0, F_INJURIES)] = injuries0
-            position[side(1, F_INJURIES)] = injuries1
-            position[side(0, F_EDGES_LEFT)] = left0
-            position[side(1, F_EDGES_LEFT)] = left1
-            position[side(0, F_ACQUIRED_USED)] = used0
-            position[side(1, F_ACQUIRED_USED)] = used1
+            _set_position(position, here, rows1, edges0, edges1)
             for forced in range(2):
                 position[side(seat, F_FORCED)] = forced
                 n = _choices(position, tables, weights, seat, follow, scratch, choices)
@@ -456,3 +484,232 @@ def choose_best_response(state, tables, weights, values):
             best = won
             action = choices[j]
     return action
+
+
+# --- what counting the cards could add: an upper bound ------------------------------
+# A fight's outcomes by card kind (:func:`fight_outcomes`): a fight that goes on is the index
+# of its position (>= 0), one that ends is one of these
+WON = -1
+NOT_WON = -2  # lost, drawn or truncated
+
+
+@njit_alloc
+def fight_outcomes(state, tables, weights, seat):
+    """Every exchange of the fight of ``state`` that :func:`best_response_values` weighs for
+    ``seat``, kept card kind by card kind rather than summed over the draws:
+    ``(counts, first, draws, block, outcomes, kind0, kind1)``.
+
+    For parity ``p`` (contest mode: who attacks), position ``here`` and ``seat``'s insistence
+    ``f``, its choices are entries ``first[p, here, f]`` to ``first + counts[p, here, f]``; for
+    entry ``c`` and the heuristic's insistence ``h``, ``draws[c, h]`` says whether seat 0 and
+    seat 1 draw, and ``outcomes[block[c, h] + i * n1 + j]`` is the exchange's outcome when seat
+    0 draws a card of kind ``i`` and seat 1 one of kind ``j`` (``n1`` seat 1's kinds if it
+    draws, else 1; ``i`` and ``j`` are 0 for a side that does not draw): :data:`WON`,
+    :data:`NOT_WON` or the position the fight goes on from. ``kind0`` / ``kind1``: the kind of
+    each card when seat 0 / seat 1 draws it (:func:`card_kinds`)."""
+    rows0, rows1, edges0, edges1 = _fight_extent(state, tables)
+    positions = rows0 * rows1 * edges0 * edges1 * 4
+    parities = 2 if tables[T_MODE] == MODE_CONTEST else 1
+    kind0, cards0 = card_kinds(state, tables, 0)
+    kind1, cards1 = card_kinds(state, tables, 1)
+    position = _fight_to_come(state)
+    scratch = state.copy()
+    choices = np.empty(MAX_RESPONSES, np.int64)
+    counts = np.zeros((parities, positions, 2), np.int64)
+    first = np.zeros((parities, positions, 2), np.int64)
+    entries = parities * positions * 2 * MAX_RESPONSES
+    draws = np.zeros((entries, 2, 2), np.int8)
+    block = np.zeros((entries, 2), np.int64)
+    outcomes = np.empty(1 << 16, np.int32)
+    used = 0
+    c = 0
+    for parity in range(parities):
+        position[EXCHANGE] = parity
+        for here in range(positions):
+            _set_position(position, here, rows1, edges0, edges1)
+            for forced in range(2):
+                position[side(seat, F_FORCED)] = forced
+                n = response_choices(position, tables, seat, choices)
+                counts[parity, here, forced] = n
+                first[parity, here, forced] = c
+                replies = _replies(position, tables, weights, seat, scratch)
+                for j in range(n):
+                    for h in range(2):
+                        a0 = choices[j] if seat == 0 else replies[h]
+                        a1 = replies[h] if seat == 0 else choices[j]
+                        d0 = action_card(a0) == CARD_DRAW
+                        d1 = action_card(a1) == CARD_DRAW
+                        draws[c, h, 0] = d0
+                        draws[c, h, 1] = d1
+                        block[c, h] = used
+                        n0 = cards0.shape[0] if d0 else 1
+                        n1 = cards1.shape[0] if d1 else 1
+                        while used + n0 * n1 > outcomes.shape[0]:
+                            outcomes = np.concatenate((outcomes, np.empty_like(outcomes)))
+                        for x in range(n0):
+                            for y in range(n1):
+                                _exchange(position, scratch, tables, a0, a1, cards0[x], cards1[y])
+                                if scratch[STATUS] == TERMINATED:
+                                    outcomes[used] = WON if scratch[WINNER] == seat else NOT_WON
+                                elif scratch[STATUS] == RUNNING:
+                                    outcomes[used] = fight_position(scratch, tables)
+                                else:
+                                    outcomes[used] = NOT_WON  # truncated
+                                used += 1
+                    c += 1
+    return counts, first, draws[:c].copy(), block[:c].copy(), outcomes[:used].copy(), kind0, kind1
+
+
+@njit
+def _worth(outcome, after):
+    """An exchange's outcome valued: 1 won, 0 not won, else the position's value ``after``."""
+    if outcome == WON:
+        return 1.0
+    if outcome == NOT_WON:
+        return 0.0
+    return after[outcome]
+
+
+@njit_alloc
+def counting_bound_values(tables, outcomes, values, order):
+    """``bound[x, position, drawn]``: the value of the fight to a player who knows the Time
+    Deck's whole ``order`` (cards ``drawn`` of it dealt, reshuffles included) and pays, for each
+    exchange, what the cards it drew were worth beyond what a player counting the cards expected
+    of them, by ``values`` (:func:`best_response_values` of the same fight and seat). Its mean
+    over random orders bounds what any player who sees only its seat's information can win,
+    counting the cards or not (:func:`counting_bounds`). ``outcomes``: :func:`fight_outcomes`.
+
+    Each exchange is valued, for each insistence of its own and each choice, over the
+    heuristic's insistence, as: the choice's outcome worth ``values`` averaged over the cards
+    still in the deck as one who counts them expects them (the fair expectation), plus what
+    this order's cards make of the position they reach beyond its ``values`` (``bound`` there
+    less ``values`` there). The best choice for the order is kept for each insistence."""
+    counts, first, draws, block, results, kind0, kind1 = outcomes
+    parities, positions, _ = counts.shape
+    kinds0 = int(kind0.max()) + 1
+    kinds1 = int(kind1.max()) + 1
+    p_forced = tables[T_FORCED_PPM] / 1e6
+    horizon = tables[T_MAX_EXCHANGES]
+    drawn_most = 2 * horizon + 1
+    bound = np.zeros((horizon + 1, positions, drawn_most))
+    deck0 = _full_deck_odds(kind0, kinds0) * DECK_SIZE  # cards of each kind in a full deck
+    deck1 = _full_deck_odds(kind1, kinds1) * DECK_SIZE
+    left0 = np.empty(kinds0)
+    left1 = np.empty(kinds1)
+    row = np.empty(kinds0)
+    term = np.empty(drawn_most)
+    best = np.empty(drawn_most)
+    worth = np.empty(kinds0 * kinds1)
+    for x in range(horizon - 1, -1, -1):
+        parity = x % parities
+        after = values[x + 1]
+        ahead = bound[x + 1]
+        dealt = 2 * x + 1  # after x exchanges, 0 to 2x cards are drawn
+        for here in range(positions):
+            for forced in range(2):
+                p = p_forced if forced == 1 else 1.0 - p_forced
+                if p <= 0.0:
+                    continue
+                best[:dealt] = -np.inf
+                c0 = first[parity, here, forced]
+                for c in range(c0, c0 + counts[parity, here, forced]):
+                    term[:dealt] = 0.0
+                    for h in range(2):
+                        q = p_forced if h == 1 else 1.0 - p_forced
+                        if q <= 0.0:
+                            continue
+                        d0 = draws[c, h, 0]
+                        d1 = draws[c, h, 1]
+                        n1 = kinds1 if d1 else 1
+                        b = block[c, h]
+                        for i in range((kinds0 if d0 else 1) * n1):
+                            worth[i] = _worth(results[b + i], after)
+                        # the fair expectation over the cards left, kept as sums over them that
+                        # lose one card each step: ``total`` (one side draws: the worth of each
+                        # card left; both: of each ordered pair of cards left, counting a card
+                        # with itself, less ``same``, those pairs)
+                        total = 0.0
+                        same = 0.0
+                        for drawn in range(dealt):
+                            left = DECK_SIZE - drawn % DECK_SIZE
+                            if left == DECK_SIZE:  # a full deck: the sums afresh
+                                left0[:] = deck0
+                                left1[:] = deck1
+                                total = 0.0
+                                same = 0.0
+                                if d0 and d1:
+                                    for k in range(kinds0):
+                                        row[k] = 0.0
+                                        for kk in range(kinds1):
+                                            row[k] += left1[kk] * worth[k * kinds1 + kk]
+                                        total += left0[k] * row[k]
+                                    for card in range(DECK_SIZE):
+                                        same += worth[kind0[card] * kinds1 + kind1[card]]
+                                elif d0:
+                                    for k in range(kinds0):
+                                        total += left0[k] * worth[k]
+                                elif d1:
+                                    for k in range(kinds1):
+                                        total += left1[k] * worth[k]
+                            card = order[drawn]
+                            i = kind0[card] if d0 else 0
+                            j = kind1[order[drawn + d0]] if d1 else 0
+                            if not d0 and not d1:
+                                e = worth[0]
+                            elif not (d0 and d1):
+                                e = total / left
+                            elif left > 1:  # two different cards of those left
+                                e = (total - same) / (left * (left - 1))
+                            else:  # seat 1 draws from a new shuffle
+                                e = 0.0
+                                for k in range(kinds1):
+                                    e += deck1[k] * worth[i * kinds1 + k] / DECK_SIZE
+                            reached = results[b + i * n1 + j]
+                            if reached >= 0:
+                                e += ahead[reached, drawn + d0 + d1] - after[reached]
+                            term[drawn] += q * e
+                            # the card drawn leaves the sums
+                            if d0 and d1:
+                                k1 = kind1[card]
+                                total = 0.0
+                                left0[kind0[card]] -= 1.0
+                                for k in range(kinds0):
+                                    row[k] -= worth[k * kinds1 + k1]
+                                    total += left0[k] * row[k]
+                                same -= worth[kind0[card] * kinds1 + k1]
+                            elif d0:
+                                total -= worth[kind0[card]]
+                            elif d1:
+                                total -= worth[kind1[card]]
+                    for drawn in range(dealt):
+                        best[drawn] = max(best[drawn], term[drawn])
+                for drawn in range(dealt):
+                    bound[x, here, drawn] += p * best[drawn]
+    return bound
+
+
+@njit_parallel_alloc
+def counting_bounds(state, tables, weights, seat, orders):
+    """For each Time Deck order (a row of ``orders``: whole shuffles of the 36 cards, at least
+    ``2 * max_exchanges`` cards in all), the value :func:`counting_bound_values` gives the fight of
+    ``state`` for ``seat`` from its first position. Their mean over random orders is an upper
+    bound on the chance that any player who sees only what ``seat`` sees, counting the cards or
+    not, wins this fight against the heuristic (``weights``).
+
+    Why it bounds: the information relaxation of Brown, Smith and Sun (2010, "Information
+    relaxations and duality in stochastic dynamic programs"). A player who knows the order
+    can do all a fair player does. What it pays each exchange is what its cards were worth
+    less what they were expected to be worth given what a fair player knows (the cards drawn
+    so far are public), so for a fair player the payments average 0 whatever it plays, and
+    the best a player who knows the order can make of the fight, payments included, is on
+    average at least what the best fair player wins. The payments are valued by
+    :func:`best_response_values`, which draws every card from the full deck: the closer that
+    is to the value of counting, the closer the bound is to what counting wins. It is an
+    upper bound, exact in its means; a fight that the values give 1 can bound above 1."""
+    outcomes = fight_outcomes(state, tables, weights, seat)
+    values = best_response_values(state, tables, weights, seat, False)
+    start = fight_position(state, tables)
+    out = np.empty(orders.shape[0])
+    for r in prange(orders.shape[0]):
+        out[r] = counting_bound_values(tables, outcomes, values, orders[r])[0, start, 0]
+    return out

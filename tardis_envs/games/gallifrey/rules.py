@@ -185,15 +185,26 @@ def _begin_exchange(state, tables):
 
 
 @njit
+def set_fight(state, tables, character0, character1, scene):
+    """Seat the two characters (roster indices), each with its Edges, and set the scene with its
+    Flux card: a fight's public setting."""
+    state[side(0, F_CHARACTER)] = character0
+    state[side(1, F_CHARACTER)] = character1
+    for s in range(2):
+        state[side(s, F_EDGES_LEFT)] = tables[character_base(tables, state[side(s, F_CHARACTER)]) + C_EDGES]
+    state[SCENE] = scene
+    state[FLUX] = tables[T_SCENES + scene * SCENE_FIELDS + S_FLUX]
+
+
+@njit
 def init(state, tables):
     n = tables[T_NUM_CHARACTERS]
-    for s in range(2):
-        fixed = tables[T_PAIR + s]
-        state[side(s, F_CHARACTER)] = fixed if fixed >= 0 else rng_below(state, RNG_KEY, n)
-        c = character_base(tables, state[side(s, F_CHARACTER)])
-        state[side(s, F_EDGES_LEFT)] = tables[c + C_EDGES]
-    state[SCENE] = tables[T_SCENE] if tables[T_SCENE] >= 0 else rng_below(state, RNG_KEY, tables[T_NUM_SCENES])
-    state[FLUX] = tables[T_SCENES + state[SCENE] * SCENE_FIELDS + S_FLUX]
+    fixed = tables[T_PAIR]
+    character0 = fixed if fixed >= 0 else rng_below(state, RNG_KEY, n)
+    fixed = tables[T_PAIR + 1]
+    character1 = fixed if fixed >= 0 else rng_below(state, RNG_KEY, n)
+    scene = tables[T_SCENE] if tables[T_SCENE] >= 0 else rng_below(state, RNG_KEY, tables[T_NUM_SCENES])
+    set_fight(state, tables, character0, character1, scene)
     for i in range(DECK_SIZE):
         state[DECK + i] = i
     rng_shuffle(state, RNG_KEY, state[DECK : DECK + DECK_SIZE], DECK_SIZE)
