@@ -301,16 +301,24 @@ def deck_order(seed, shuffles):
     return np.concatenate([rng.permutation(DECK_SIZE) for _ in range(shuffles)]).astype(np.int64)
 
 
-def test_the_counting_bound_of_one_exchange_is_its_full_deck_value():
-    """Before any card is drawn, one who counts the cards expects what the full deck gives, and a
-    fight of one exchange has nothing after it to know: every order bounds it at its value."""
-    game = gallifrey_duel_v1.Game(pair="The Doctor, The Master", scene="Skaro corridor", max_exchanges=1)
+def test_a_fight_of_one_exchange_bounds_at_what_counting_wins():
+    """A fight of one exchange has nothing after it to know: every order bounds it at what one
+    counting the cards wins, all 36 left. That is not the full-deck value where both sides draw:
+    the second card of an exchange is one of the 35 the first leaves."""
+    game = gallifrey_duel_v1.Game(pair="Dalek, Cyberman", scene="Telos, the tombs", threat="dangerous", max_exchanges=1)
     state = game.new_state(0)
     orders = np.stack([deck_order(seed, 1) for seed in range(3)])
     for seat in (0, 1):
-        value = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)[0, heuristic.fight_position(state, game.tables)]
-        assert 0.0 < value < 1.0
-        np.testing.assert_allclose(heuristic.counting_bounds(state, game.tables, WEIGHTS, seat, orders), value, rtol=0, atol=1e-12)
+        counted = exchange_counting_cards(game, state, seat, list(range(DECK_SIZE)), lambda after: 0.0)
+        np.testing.assert_allclose(heuristic.counting_bounds(state, game.tables, WEIGHTS, seat, orders), counted, rtol=0, atol=1e-12)
+    value = heuristic.best_response_values(state, game.tables, WEIGHTS, 0, False)[0, heuristic.fight_position(state, game.tables)]
+    assert 0.0 < counted < 1.0 and abs(value - exchange_counting_cards(game, state, 0, list(range(DECK_SIZE)), lambda after: 0.0)) > 1e-4
+
+
+def test_a_deck_order_too_short_for_the_fight_is_refused():
+    game = gallifrey_duel_v1.Game(pair="Dalek, Cyberman", max_exchanges=19)
+    with pytest.raises(ValueError, match="whole shuffles"):
+        heuristic.counting_bounds(game.new_state(0), game.tables, WEIGHTS, 0, np.stack([deck_order(0, 1)]))
 
 
 @pytest.mark.parametrize(
@@ -375,6 +383,12 @@ def test_the_benchmark_bounds_counting_the_cards(capsys, tmp_path):
     lines = saved.read_text().splitlines()
     assert lines[0] == "first,second,scene,seat,best_response,bound_1,bound_2" and len(lines) == 3
     assert lines[1].startswith("Dalek,Cyberman,Skaro corridor,0,")
+    # a setting the best response wins at least --counted-as-won of counts as 1; with none, the bound is the plain mean
+    module["main"](["gallifrey_duel_v1", "--counting-bound", "2", "--config", str(config), "--counted-as-won", "0"])
+    assert capsys.readouterr().out.splitlines()[3].split()[2] == "100.00%"
+    module["main"](["gallifrey_duel_v1", "--counting-bound", "2", "--config", str(config), "--counted-as-won", "1.01"])
+    both = capsys.readouterr().out.splitlines()[3].split()
+    assert both[0] == "both" and both[2] == both[8] and both[5:7] == ["0", "of"]
     for args, message in [
         (["--counting-bound", "1"], "at least 2 deck orders"),
         (["--counting-bound", "2", "--save", str(saved)], "an existing file is not replaced"),

@@ -704,8 +704,13 @@ def counting_bounds(state, tables, weights, seat, orders):
     the best a player who knows the order can make of the fight, payments included, is on
     average at least what the best fair player wins. The payments are valued by
     :func:`best_response_values`, which draws every card from the full deck: the closer that
-    is to the value of counting, the closer the bound is to what counting wins. It is an
-    upper bound, exact in its means; a fight that the values give 1 can bound above 1."""
+    is to the value of counting, the closer the bound is to what counting wins. The mean over
+    random orders is an unbiased estimate of the bound; where those values are far from what
+    counting wins, as in fights they give nearly 1, it can be well above 1, and 1 bounds
+    such a fight better."""
+    horizon = tables[T_MAX_EXCHANGES]
+    if orders.shape[1] < 2 * horizon or orders.shape[1] % DECK_SIZE != 0:
+        raise ValueError("counting_bounds: each deck order must be whole shuffles of the 36 cards, at least 2 x max_exchanges cards")
     outcomes = fight_outcomes(state, tables, weights, seat)
     values = best_response_values(state, tables, weights, seat, False)
     start = fight_position(state, tables)
