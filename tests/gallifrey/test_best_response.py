@@ -3,6 +3,7 @@ exchange against brute force over every legal choice and every draw, the heurist
 below it, its predictions against played fights, and what it reads. The bound on counting the
 cards (``heuristic.counting_bounds``): its exchanges against brute force over the cards left."""
 
+import itertools
 import runpy
 from pathlib import Path
 
@@ -85,15 +86,29 @@ def fight_by_brute_force(game, state, seat, memo):
     return memo[key]
 
 
-def exchange_by_brute_force(game, state, seat, going_on):
+def exchange_by_brute_force(game, state, seat, going_on, left=None, realised=None):
     """The chance that ``seat`` wins from the exchange of ``state``: for each insistence of its
     own, the best of every legal choice against the heuristic under each insistence of the
-    other's, over every pair of cards drawn (each from the full deck); a fight that goes on is
-    worth ``going_on(position)``."""
+    other's, over every draw of the cards (seat 0 draws first). A fight that goes on is worth
+    ``going_on(position)``. ``left`` None: each card from the full deck (the best response's
+    model); else the cards still in the deck, counted: every ordered pair of different cards of
+    ``left`` (with one card left, seat 1 draws from a new shuffle of all 36). ``realised``:
+    ``(cards, beyond)``, each choice also gets ``beyond(position, cards drawn)`` of the position
+    the exchange goes on from when the sides that draw get ``cards``."""
     tables = game.tables
     other = 1 - seat
     p_forced = game.options["forced_draw_p"]
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+
+    def play(mine, first, second, cards):
+        t = mine.copy()
+        t[DECK_POS] = 0
+        t[DECK : DECK + len(cards)] = cards
+        t[CURRENT_PLAYER] = 0
+        rules.step(t, tables, first)
+        rules.step(t, tables, second)
+        return t
+
     total = 0.0
     for forced in (0, 1):
         mine = state.copy()
@@ -107,25 +122,32 @@ def exchange_by_brute_force(game, state, seat, going_on):
             theirs[CURRENT_PLAYER] = other
             theirs[side(other, F_FORCED)] = other_forced
             replies.append((p_forced if other_forced else 1 - p_forced, heuristic.choose(theirs, tables, WEIGHTS)))
-        best = 0.0
+        best = -np.inf
         for action in np.flatnonzero(mask):
             won = 0.0
             for p, reply in replies:
                 first, second = (action, reply) if seat == 0 else (reply, action)
-                draws = [DECK_SIZE if action_card(a) == CARD_DRAW else 1 for a in (first, second)]
-                for card0 in range(draws[0]):
-                    for card1 in range(draws[1]):
-                        t = mine.copy()
-                        t[DECK_POS] = 0
-                        t[DECK : DECK + 2] = (card0, card1) if draws[0] > 1 else (card1, card0)
-                        t[CURRENT_PLAYER] = 0
-                        rules.step(t, tables, first)
-                        rules.step(t, tables, second)
-                        chance = p / (draws[0] * draws[1])
-                        if t[STATUS] == TERMINATED:
-                            won += chance * (t[WINNER] == seat)
-                        elif t[STATUS] == RUNNING:
-                            won += chance * going_on(t)
+                draws = [action_card(a) == CARD_DRAW for a in (first, second)]
+                if left is None:
+                    deals = list(itertools.product(*(range(DECK_SIZE) if drawn else [None] for drawn in draws)))
+                    deals = [tuple(card for card in cards if card is not None) for cards in deals]
+                elif draws[0] and draws[1]:
+                    deals = [(a, b) for a in left for b in left if a != b] if len(left) > 1 else [(left[0], b) for b in range(DECK_SIZE)]
+                elif draws[0] or draws[1]:
+                    deals = [(a,) for a in left]
+                else:
+                    deals = [()]
+                for cards in deals:
+                    t = play(mine, first, second, cards)
+                    if t[STATUS] == TERMINATED:
+                        won += p / len(deals) * (t[WINNER] == seat)
+                    elif t[STATUS] == RUNNING:
+                        won += p / len(deals) * going_on(t)
+                if realised is not None:
+                    cards, beyond = realised
+                    t = play(mine, first, second, cards[: sum(draws)])
+                    if t[STATUS] == RUNNING:
+                        won += p * beyond(t, sum(draws))
             best = max(best, won)
         total += (p_forced if forced else 1 - p_forced) * best
     return total
@@ -233,69 +255,6 @@ def test_the_benchmark_plays_and_refuses(capsys, tmp_path):
     assert "even" in capsys.readouterr().err
 
 
-def exchange_counting_cards(game, state, seat, left, going_on, realised=None):
-    """The chance that ``seat`` wins from the exchange of ``state`` when the cards still in the
-    deck are ``left`` and it counts them: for each insistence of its own, the best of every legal
-    choice against the heuristic under each insistence of the other's, over every ordered pair of
-    different cards of ``left`` (seat 0 draws first; with one card left, seat 1 draws from a new
-    shuffle of all 36). A fight that goes on is worth ``going_on(position)``. ``realised``:
-    ``(cards, beyond)``, each choice also gets ``beyond(position, cards drawn)`` of the position
-    the exchange goes on from when the sides that draw get ``cards`` (seat 0 the first)."""
-    tables = game.tables
-    other = 1 - seat
-    p_forced = game.options["forced_draw_p"]
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-
-    def play(mine, first, second, cards):
-        t = mine.copy()
-        t[DECK_POS] = 0
-        t[DECK : DECK + len(cards)] = cards
-        t[CURRENT_PLAYER] = 0
-        rules.step(t, tables, first)
-        rules.step(t, tables, second)
-        return t
-
-    total = 0.0
-    for forced in (0, 1):
-        mine = state.copy()
-        mine[side(seat, F_FORCED)] = forced
-        mine[CURRENT_PLAYER] = seat
-        mine[PENDING] = -1
-        rules.legal_mask(mine, tables, mask)
-        replies = []
-        for other_forced in (0, 1):
-            theirs = mine.copy()
-            theirs[CURRENT_PLAYER] = other
-            theirs[side(other, F_FORCED)] = other_forced
-            replies.append((p_forced if other_forced else 1 - p_forced, heuristic.choose(theirs, tables, WEIGHTS)))
-        best = -np.inf
-        for action in np.flatnonzero(mask):
-            won = 0.0
-            for p, reply in replies:
-                first, second = (action, reply) if seat == 0 else (reply, action)
-                draws = [action_card(a) == CARD_DRAW for a in (first, second)]
-                if draws[0] and draws[1]:
-                    deals = [(a, b) for a in left for b in left if a != b] if len(left) > 1 else [(left[0], b) for b in range(DECK_SIZE)]
-                elif draws[0] or draws[1]:
-                    deals = [(a,) for a in left]
-                else:
-                    deals = [()]
-                for cards in deals:
-                    t = play(mine, first, second, cards)
-                    if t[STATUS] == TERMINATED:
-                        won += p / len(deals) * (t[WINNER] == seat)
-                    elif t[STATUS] == RUNNING:
-                        won += p / len(deals) * going_on(t)
-                if realised is not None:
-                    cards, beyond = realised
-                    t = play(mine, first, second, cards[: sum(draws)])
-                    if t[STATUS] == RUNNING:
-                        won += p * beyond(t, sum(draws))
-            best = max(best, won)
-        total += (p_forced if forced else 1 - p_forced) * best
-    return total
-
-
 def deck_order(seed, shuffles):
     rng = np.random.default_rng(seed)
     return np.concatenate([rng.permutation(DECK_SIZE) for _ in range(shuffles)]).astype(np.int64)
@@ -309,10 +268,12 @@ def test_a_fight_of_one_exchange_bounds_at_what_counting_wins():
     state = game.new_state(0)
     orders = np.stack([deck_order(seed, 1) for seed in range(3)])
     for seat in (0, 1):
-        counted = exchange_counting_cards(game, state, seat, list(range(DECK_SIZE)), lambda after: 0.0)
+        counted = exchange_by_brute_force(game, state, seat, lambda after: 0.0, left=list(range(DECK_SIZE)))
         np.testing.assert_allclose(heuristic.counting_bounds(state, game.tables, WEIGHTS, seat, orders), counted, rtol=0, atol=1e-12)
     value = heuristic.best_response_values(state, game.tables, WEIGHTS, 0, False)[0, heuristic.fight_position(state, game.tables)]
-    assert 0.0 < counted < 1.0 and abs(value - exchange_counting_cards(game, state, 0, list(range(DECK_SIZE)), lambda after: 0.0)) > 1e-4
+    assert (
+        0.0 < counted < 1.0 and abs(value - exchange_by_brute_force(game, state, 0, lambda after: 0.0, left=list(range(DECK_SIZE)))) > 1e-4
+    )
 
 
 def test_a_deck_order_too_short_for_the_fight_is_refused():
@@ -340,7 +301,7 @@ def test_the_counting_bound_counts_the_cards_left(options, seat):
     game = gallifrey_duel_v1.Game(scene="Telos, the tombs", max_exchanges=exchanges, **options)
     state = position(game, injuries=(1, 1))
     order = deck_order(7, 2)
-    outcomes = heuristic.fight_outcomes(state, game.tables, WEIGHTS, seat)
+    outcomes = heuristic.fight_outcomes(state, game.tables, WEIGHTS, seat, False)
     values = heuristic.best_response_values(state, game.tables, WEIGHTS, seat, False)
     bound = heuristic.counting_bound_values(game.tables, outcomes, values, order)
     here = heuristic.fight_position(state, game.tables)
@@ -351,7 +312,7 @@ def test_the_counting_bound_counts_the_cards_left(options, seat):
 
     state[EXCHANGE] = last
     for drawn in (0, 1, 17, 34, 35, 36):
-        expected = exchange_counting_cards(game, state, seat, left(drawn), lambda after: 0.0)
+        expected = exchange_by_brute_force(game, state, seat, lambda after: 0.0, left=left(drawn))
         assert bound[last, here, drawn] == pytest.approx(expected, abs=1e-12), drawn
 
     def at(after):
@@ -359,12 +320,12 @@ def test_the_counting_bound_counts_the_cards_left(options, seat):
 
     state[EXCHANGE] = last - 1
     for drawn in (0, 20, 34):  # at most 34 drawn in 17 exchanges; after 34, the last goes on past the shuffle
-        expected = exchange_counting_cards(
+        expected = exchange_by_brute_force(
             game,
             state,
             seat,
-            left(drawn),
             lambda after: values[last, at(after)],
+            left=left(drawn),
             realised=(order[drawn : drawn + 2], lambda after, n: bound[last, at(after), drawn + n] - values[last, at(after)]),
         )
         assert bound[last - 1, here, drawn] == pytest.approx(expected, abs=1e-12), drawn

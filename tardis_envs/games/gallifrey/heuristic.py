@@ -395,59 +395,35 @@ def best_response_values(state, tables, weights, seat, follow):
     (contest mode: on its parity, who attacks), so they are worked out once, then valued
     from the last exchange back.
     """
-    rows0, rows1, edges0, edges1 = _fight_extent(state, tables)
-    positions = rows0 * rows1 * edges0 * edges1 * 4
-    parities = 2 if tables[T_MODE] == MODE_CONTEST else 1
-    kinds = _kinds_of(state, tables)
-    position = _fight_to_come(state)
-    scratch = state.copy()
-    choices = np.empty(MAX_RESPONSES, np.int64)
-    reached = np.zeros(positions)
-    # per (parity, position, own insistence): its choices' win chances in the exchange
-    # (``won``) and the positions they lead to with their chances, entries ``start[c]`` to
-    # ``start[c + 1]`` of ``leads_to`` / ``chance`` for choice ``c``
-    counts = np.zeros((parities, positions, 2), np.int64)
-    first_choice = np.zeros((parities, positions, 2), np.int64)
-    won = np.zeros(parities * positions * 2 * MAX_RESPONSES)
-    start = np.zeros(parities * positions * 2 * MAX_RESPONSES + 1, np.int64)
-    leads_to = np.empty(4096, np.int64)
-    chance = np.empty(4096)
-    used = 0
-    c = 0
-    for parity in range(parities):
-        position[EXCHANGE] = parity
-        for here in range(positions):
-            _set_position(position, here, rows1, edges0, edges1)
-            for forced in range(2):
-                position[side(seat, F_FORCED)] = forced
-                n = _choices(position, tables, weights, seat, follow, scratch, choices)
-                counts[parity, here, forced] = n
-                first_choice[parity, here, forced] = c
-                replies = _replies(position, tables, weights, seat, scratch)
-                for j in range(n):
-                    start[c] = used
-                    won[c], used, leads_to, chance = _outcomes(
-                        position, tables, seat, choices[j], replies, kinds, scratch, reached, leads_to, chance, used
-                    )
-                    c += 1
-    start[c] = used
+    outcomes = fight_outcomes(state, tables, weights, seat, follow)
+    counts, first, _, _, _, kind0, kind1 = outcomes
+    parities, positions, _ = counts.shape
+    odds0 = _full_deck_odds(kind0, int(kind0.max()) + 1)
+    odds1 = _full_deck_odds(kind1, int(kind1.max()) + 1)
     p_forced = tables[T_FORCED_PPM] / 1e6
     horizon = tables[T_MAX_EXCHANGES]
     values = np.zeros((horizon + 1, positions))
+    worth = np.empty(odds0.shape[0] * odds1.shape[0])
     for x in range(horizon - 1, -1, -1):
         parity = x % parities
         for here in range(positions):
             v = 0.0
             for forced in range(2):
-                p = p_forced if forced == 1 else 1.0 - p_forced
+                p = _insistence(p_forced, forced)
                 if p <= 0.0:
                     continue
                 best = 0.0
-                c = first_choice[parity, here, forced]
-                for j in range(c, c + counts[parity, here, forced]):
-                    w = won[j]
-                    for e in range(start[j], start[j + 1]):
-                        w += chance[e] * values[x + 1, leads_to[e]]
+                c0 = first[parity, here, forced]
+                for c in range(c0, c0 + counts[parity, here, forced]):
+                    w = 0.0
+                    for h in range(2):
+                        q = _insistence(p_forced, h)
+                        if q <= 0.0:
+                            continue
+                        d0, d1, n1 = _worths(outcomes, c, h, values[x + 1], worth)
+                        for i in range(odds0.shape[0] if d0 else 1):
+                            for j in range(n1):
+                                w += q * (odds0[i] if d0 else 1.0) * (odds1[j] if d1 else 1.0) * worth[i * n1 + j]
                     best = max(best, w)
                 v += p * best
             values[x, here] = v
@@ -494,7 +470,7 @@ NOT_WON = -2  # lost, drawn or truncated
 
 
 @njit_alloc
-def fight_outcomes(state, tables, weights, seat):
+def fight_outcomes(state, tables, weights, seat, follow):
     """Every exchange of the fight of ``state`` that :func:`best_response_values` weighs for
     ``seat``, kept card kind by card kind rather than summed over the draws:
     ``(counts, first, draws, block, outcomes, kind0, kind1)``.
@@ -506,7 +482,8 @@ def fight_outcomes(state, tables, weights, seat):
     0 draws a card of kind ``i`` and seat 1 one of kind ``j`` (``n1`` seat 1's kinds if it
     draws, else 1; ``i`` and ``j`` are 0 for a side that does not draw): :data:`WON`,
     :data:`NOT_WON` or the position the fight goes on from. ``kind0`` / ``kind1``: the kind of
-    each card when seat 0 / seat 1 draws it (:func:`card_kinds`)."""
+    each card when seat 0 / seat 1 draws it (:func:`card_kinds`). ``follow``: ``seat``'s only
+    choice is the heuristic's own (:func:`best_response_values`' ``follow``)."""
     rows0, rows1, edges0, edges1 = _fight_extent(state, tables)
     positions = rows0 * rows1 * edges0 * edges1 * 4
     parities = 2 if tables[T_MODE] == MODE_CONTEST else 1
@@ -529,7 +506,7 @@ def fight_outcomes(state, tables, weights, seat):
             _set_position(position, here, rows1, edges0, edges1)
             for forced in range(2):
                 position[side(seat, F_FORCED)] = forced
-                n = response_choices(position, tables, seat, choices)
+                n = _choices(position, tables, weights, seat, follow, scratch, choices)
                 counts[parity, here, forced] = n
                 first[parity, here, forced] = c
                 replies = _replies(position, tables, weights, seat, scratch)
@@ -561,13 +538,26 @@ def fight_outcomes(state, tables, weights, seat):
 
 
 @njit
-def _worth(outcome, after):
-    """An exchange's outcome valued: 1 won, 0 not won, else the position's value ``after``."""
-    if outcome == WON:
-        return 1.0
-    if outcome == NOT_WON:
-        return 0.0
-    return after[outcome]
+def _insistence(p_forced, forced):
+    """The chance of a side's insistence ``forced`` (1: the GM insists on its draw)."""
+    return p_forced if forced == 1 else 1.0 - p_forced
+
+
+@njit
+def _worths(outcomes, c, h, after, worth):
+    """Fill ``worth`` with the outcomes of entry ``c`` of :func:`fight_outcomes` under the
+    heuristic's insistence ``h``, card kind by card kind (seat 0's kind ``i``, seat 1's ``j`` at
+    ``i * n1 + j``), each valued 1 won, 0 not won, else its position's value ``after``; returns
+    (seat 0 draws, seat 1 draws, ``n1``)."""
+    draws, block, results, kind0, kind1 = outcomes[2], outcomes[3], outcomes[4], outcomes[5], outcomes[6]
+    d0 = draws[c, h, 0]
+    d1 = draws[c, h, 1]
+    n1 = int(kind1.max()) + 1 if d1 else 1
+    b = block[c, h]
+    for i in range(((int(kind0.max()) + 1) if d0 else 1) * n1):
+        outcome = results[b + i]
+        worth[i] = 1.0 if outcome == WON else (0.0 if outcome == NOT_WON else after[outcome])
+    return d0, d1, n1
 
 
 @njit_alloc
@@ -584,7 +574,7 @@ def counting_bound_values(tables, outcomes, values, order):
     still in the deck as one who counts them expects them (the fair expectation), plus what
     this order's cards make of the position they reach beyond its ``values`` (``bound`` there
     less ``values`` there). The best choice for the order is kept for each insistence."""
-    counts, first, draws, block, results, kind0, kind1 = outcomes
+    counts, first, _, block, results, kind0, kind1 = outcomes
     parities, positions, _ = counts.shape
     kinds0 = int(kind0.max()) + 1
     kinds1 = int(kind1.max()) + 1
@@ -607,7 +597,7 @@ def counting_bound_values(tables, outcomes, values, order):
         dealt = 2 * x + 1  # after x exchanges, 0 to 2x cards are drawn
         for here in range(positions):
             for forced in range(2):
-                p = p_forced if forced == 1 else 1.0 - p_forced
+                p = _insistence(p_forced, forced)
                 if p <= 0.0:
                     continue
                 best[:dealt] = -np.inf
@@ -615,15 +605,11 @@ def counting_bound_values(tables, outcomes, values, order):
                 for c in range(c0, c0 + counts[parity, here, forced]):
                     term[:dealt] = 0.0
                     for h in range(2):
-                        q = p_forced if h == 1 else 1.0 - p_forced
+                        q = _insistence(p_forced, h)
                         if q <= 0.0:
                             continue
-                        d0 = draws[c, h, 0]
-                        d1 = draws[c, h, 1]
-                        n1 = kinds1 if d1 else 1
+                        d0, d1, n1 = _worths(outcomes, c, h, after, worth)
                         b = block[c, h]
-                        for i in range((kinds0 if d0 else 1) * n1):
-                            worth[i] = _worth(results[b + i], after)
                         # the fair expectation over the cards left, kept as sums over them that
                         # lose one card each step: ``total`` (one side draws: the worth of each
                         # card left; both: of each ordered pair of cards left, counting a card
@@ -711,7 +697,7 @@ def counting_bounds(state, tables, weights, seat, orders):
     horizon = tables[T_MAX_EXCHANGES]
     if orders.shape[1] < 2 * horizon or orders.shape[1] % DECK_SIZE != 0:
         raise ValueError("counting_bounds: each deck order must be whole shuffles of the 36 cards, at least 2 x max_exchanges cards")
-    outcomes = fight_outcomes(state, tables, weights, seat)
+    outcomes = fight_outcomes(state, tables, weights, seat, False)
     values = best_response_values(state, tables, weights, seat, False)
     start = fight_position(state, tables)
     out = np.empty(orders.shape[0])
