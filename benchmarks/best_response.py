@@ -85,44 +85,24 @@ def predicted(game, states: np.ndarray, seats: np.ndarray, weights: np.ndarray, 
     return total / len(states)
 
 
-def fight_settings(game) -> list[tuple[int, int, int]]:
-    """Every (character of seat 0, character of seat 1, scene) the rules deal, all equally likely
-    (a pair or scene fixed by the options stays fixed)."""
-    from tardis_envs.games.gallifrey.content import T_NUM_CHARACTERS, T_NUM_SCENES, T_PAIR, T_SCENE
-
-    t = game.tables
-    seat0, seat1 = ([int(t[T_PAIR + s])] if t[T_PAIR + s] >= 0 else range(int(t[T_NUM_CHARACTERS])) for s in (0, 1))
-    scenes = [int(t[T_SCENE])] if t[T_SCENE] >= 0 else range(int(t[T_NUM_SCENES]))
-    return [(a, b, scene) for a in seat0 for b in seat1 for scene in scenes]
-
-
-def deck_orders(game, count: int, rng: np.random.Generator) -> np.ndarray:
-    """``count`` random orders of the Time Deck, as many whole shuffles as a fight can draw."""
-    from tardis_envs.games.gallifrey.content import DECK_SIZE, T_MAX_EXCHANGES
-
-    shuffles = -(-2 * int(game.tables[T_MAX_EXCHANGES]) // DECK_SIZE)
-    return np.stack([np.concatenate([rng.permutation(DECK_SIZE) for _ in range(shuffles)]) for _ in range(count)]).astype(np.int64)
-
-
 def counting_bound(game, weights: np.ndarray, orders: int, seed: int) -> dict:
     """Over every fight setting and both seats: the best response's value under the full-deck
     model and the mean of ``counting_bounds`` over ``orders`` random deck orders, per seat
     (``values[seat]``, ``bounds[seat]``: one entry per setting of ``settings``; ``orders[seat]``:
     each order's bound; ``spread[seat]``: the standard deviation of each setting's orders)."""
-    from tardis_envs.games.gallifrey.rules import set_fight
-
     kernels = game.heuristic
     rng = np.random.default_rng(seed)
-    settings = fight_settings(game)
+    settings = kernels.fight_settings(game.tables)
     out = {"settings": settings, "values": np.zeros((2, len(settings))), "orders": np.zeros((2, len(settings), orders))}
     for k, (first, second, scene) in enumerate(settings):
-        state = game.new_state(0)
-        set_fight(state, game.tables, first, second, scene)
+        state = kernels.fight_of(game.new_state(0), game.tables, (first, second, scene))
         start = kernels.fight_position(state, game.tables)
         for seat in (0, 1):
             values = kernels.best_response_values(state, game.tables, weights, seat, False)
             out["values"][seat, k] = values[0, start]
-            out["orders"][seat, k] = kernels.counting_bounds(state, game.tables, weights, seat, deck_orders(game, orders, rng))
+            out["orders"][seat, k] = kernels.counting_bounds(
+                state, game.tables, weights, seat, kernels.deck_orders(game.tables, orders, rng)
+            )
     out["bounds"] = out["orders"].mean(axis=2)
     out["spread"] = out["orders"].std(axis=2, ddof=1)
     return out

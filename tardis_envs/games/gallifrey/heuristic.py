@@ -60,6 +60,10 @@ from .content import (
     T_FORCED_PPM,
     T_MAX_EXCHANGES,
     T_MODE,
+    T_NUM_CHARACTERS,
+    T_NUM_SCENES,
+    T_PAIR,
+    T_SCENE,
     T_THREAT,
 )
 from .layout import (
@@ -88,7 +92,7 @@ from .layout import (
     make_action,
     side,
 )
-from .rules import base_aspect, card_levels, contest_attacker, effective_aspect, legal_mask, step
+from .rules import base_aspect, card_levels, contest_attacker, effective_aspect, legal_mask, set_fight, step
 
 W_BEHIND = 0  # draw when the opponent's expected margin exceeds ours by more than this
 W_ACQUIRED_MIN = 1  # play the Acquired card only if it is worth at least this many levels
@@ -222,6 +226,28 @@ def _full_deck_odds(kind, n):
     for card in range(DECK_SIZE):
         odds[kind[card]] += 1.0 / DECK_SIZE
     return odds
+
+
+def fight_settings(tables: np.ndarray) -> list[tuple[int, int, int]]:
+    """Every (character of seat 0, character of seat 1, scene) the rules deal, all equally likely
+    (``rules.init``'s draws; a pair or scene fixed by the options stays fixed)."""
+    seat0, seat1 = ([int(tables[T_PAIR + s])] if tables[T_PAIR + s] >= 0 else range(int(tables[T_NUM_CHARACTERS])) for s in (0, 1))
+    scenes = [int(tables[T_SCENE])] if tables[T_SCENE] >= 0 else range(int(tables[T_NUM_SCENES]))
+    return [(a, b, scene) for a in seat0 for b in seat1 for scene in scenes]
+
+
+def fight_of(state: np.ndarray, tables: np.ndarray, setting: tuple[int, int, int]) -> np.ndarray:
+    """A copy of ``state`` with the fight setting ``setting`` (:func:`fight_settings`) seated."""
+    fight = state.copy()
+    set_fight(fight, tables, *setting)
+    return fight
+
+
+def deck_orders(tables: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` random orders of the Time Deck for :func:`counting_bounds`: as many whole
+    shuffles as a fight can draw."""
+    shuffles = -(-2 * int(tables[T_MAX_EXCHANGES]) // DECK_SIZE)
+    return np.stack([np.concatenate([rng.permutation(DECK_SIZE) for _ in range(shuffles)]) for _ in range(count)]).astype(np.int64)
 
 
 def fight_setting(state: np.ndarray) -> np.ndarray:
