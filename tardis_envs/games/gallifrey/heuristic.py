@@ -421,7 +421,12 @@ def best_response_values(state, tables, weights, seat, follow):
     (contest mode: on its parity, who attacks), so they are worked out once, then valued
     from the last exchange back.
     """
-    outcomes = fight_outcomes(state, tables, weights, seat, follow)
+    return _full_deck_values(tables, fight_outcomes(state, tables, weights, seat, follow))
+
+
+@njit_alloc
+def _full_deck_values(tables, outcomes):
+    """:func:`best_response_values` from the fight's :func:`fight_outcomes`."""
     counts, first, _, _, _, kind0, kind1 = outcomes
     parities, positions, _ = counts.shape
     odds0 = _full_deck_odds(kind0, int(kind0.max()) + 1)
@@ -724,7 +729,7 @@ def counting_bounds(state, tables, weights, seat, orders):
     if orders.shape[1] < 2 * horizon or orders.shape[1] % DECK_SIZE != 0:
         raise ValueError("counting_bounds: each deck order must be whole shuffles of the 36 cards, at least 2 x max_exchanges cards")
     outcomes = fight_outcomes(state, tables, weights, seat, False)
-    values = best_response_values(state, tables, weights, seat, False)
+    values = _full_deck_values(tables, outcomes)
     start = fight_position(state, tables)
     out = np.empty(orders.shape[0])
     for r in prange(orders.shape[0]):
